@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../logging/logger.js';
+
+/** Who a tool runs for, and the injected facilities it may use. */
+export interface ToolContext {
+  userId: string;
+  /** The user's IANA time zone; every date a tool reads or writes is in it. */
+  timezone: string;
+  clock: Clock;
+  logger: Logger;
+  /** Aborted when the step or plan running the tool times out. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * What a tool hands back. Expected failures (nothing matched, a bad date) are results
+ * with `isError: true` and a message the model can act on; only bugs throw.
+ */
+export type ToolResult =
+  | { isError: false; output: unknown }
+  | { isError: true; error: string };
+
+/**
+ * A tool a model may call. The zod schema is the single source of truth: it is sent to
+ * the model as JSON Schema and validates the model's arguments before `run` sees them.
+ */
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  inputSchema: Schema;
+  /** True when the tool creates, changes or deletes something (checked by the verifier). */
+  mutates: boolean;
+  run(input: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Declares a tool with its input type inferred from its schema. */
+export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return definition;
+}
+
+/** A successful result. */
+export const ok = (output: unknown): ToolResult => ({ isError: false, output });
+
+/** An expected failure the model should read and act on. */
+export const toolError = (error: string): ToolResult => ({ isError: true, error });
