@@ -11,7 +11,7 @@ CREATE TYPE "InboundStatus" AS ENUM ('pending', 'handled', 'ignored');
 CREATE TYPE "TurnStatus" AS ENUM ('running', 'succeeded', 'failed');
 
 -- CreateEnum
-CREATE TYPE "OutboundStatus" AS ENUM ('pending', 'sending', 'accepted', 'queued', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'undeliverable');
+CREATE TYPE "OutboundStatus" AS ENUM ('pending', 'dispatching', 'accepted', 'scheduled', 'queued', 'sending', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'canceled', 'undeliverable');
 
 -- CreateEnum
 CREATE TYPE "OutboundKind" AS ENUM ('reply', 'progress', 'system', 'reminder');
@@ -59,6 +59,8 @@ CREATE TABLE "Message" (
     "twilioSid" TEXT,
     "tokenCount" INTEGER NOT NULL,
     "numMedia" INTEGER NOT NULL DEFAULT 0,
+    "heraldAddress" TEXT,
+    "optOutType" TEXT,
     "inboundStatus" "InboundStatus",
     "turnId" UUID,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -99,11 +101,13 @@ CREATE TABLE "OutboundMessage" (
     "kind" "OutboundKind" NOT NULL,
     "channel" "Channel" NOT NULL,
     "toAddress" TEXT NOT NULL,
+    "fromAddress" TEXT,
     "body" TEXT NOT NULL,
     "groupId" UUID NOT NULL,
     "partIndex" INTEGER NOT NULL,
     "partCount" INTEGER NOT NULL,
     "contentSid" TEXT,
+    "contentVariables" JSONB,
     "status" "OutboundStatus" NOT NULL DEFAULT 'pending',
     "statusRank" INTEGER NOT NULL DEFAULT 0,
     "twilioSid" TEXT,

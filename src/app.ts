@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from './logging/logger.js';
+import { healthRoutes, type HealthOptions } from './http/routes/health.js';
+import { twilioMessagesRoute, type TwilioMessagesRouteOptions } from './http/routes/twilio-messages.js';
+import { twilioStatusRoute, type TwilioStatusRouteOptions } from './http/routes/twilio-status.js';
+
+/** Everything the HTTP layer needs; services are handed in, so tests build the app with fakes. */
+export interface AppDependencies {
+  logger: Logger;
+  http: {
+    publicBaseUrl: string;
+    bodyLimitBytes: number;
+    rateLimitPerMinute: number;
+  };
+  /** Absent in local use: unsigned webhooks are then accepted from loopback only. */
+  twilioAuthToken?: string | undefined;
+  inbound: TwilioMessagesRouteOptions['inbound'];
+  statusCallbacks: TwilioStatusRouteOptions['statusCallbacks'];
+  readiness: HealthOptions['readiness'];
+}
+
+/** Builds the Fastify app: plugins, then thin routes that call the services. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; typing it as such keeps FastifyInstance's default generics.
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.http.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+  });
+
+  await app.register(helmet, { global: true });
+  await app.register(formbody, { bodyLimit: deps.http.bodyLimitBytes });
+  await app.register(rateLimit, { global: false });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      // Oversized, unparseable or wrongly typed bodies: the client's mistake, stated plainly.
+      request.log.warn({ code: error.code, status }, 'request refused');
+      return reply.code(status).type('text/plain').send(error.message);
+    }
+    // Twilio retries a failed webhook with the same MessageSid; de-duplication makes that safe.
+    request.log.error({ error: { message: error.message, code: error.code } }, 'request failed');
+    return reply.code(500).type('text/plain').send('Internal error; please retry');
+  });
+
+  const signature = { publicBaseUrl: deps.http.publicBaseUrl, authToken: deps.twilioAuthToken };
+  await app.register(twilioMessagesRoute, { signature, inbound: deps.inbound, rateLimitPerMinute: deps.http.rateLimitPerMinute });
+  await app.register(twilioStatusRoute, { signature, statusCallbacks: deps.statusCallbacks });
+  await app.register(healthRoutes, { readiness: deps.readiness });
+  return app;
+}

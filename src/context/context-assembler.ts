@@ -1,0 +1,52 @@
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { Clock } from '../shared/clock.js';
+import type { UserService } from '../users/user-service.js';
+import { loadHistoryWindow, type HistoryWindowConfig } from './history-window.js';
+import type { OrchestratorContext } from './orchestrator-context.js';
+
+/** The message (or burst of messages) a turn answers. */
+export interface TurnInput {
+  turnId: string;
+  userId: string;
+  channel: 'sms' | 'whatsapp';
+  messages: Array<{ id: string; content: string; numMedia: number }>;
+}
+
+/**
+ * Builds the OrchestratorContext for a turn: user config, facts and the history window,
+ * loaded in parallel (seed 000 "Message Handler Flow").
+ */
+export class ContextAssembler {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly users: UserService,
+    private readonly clock: Clock,
+    private readonly window: HistoryWindowConfig,
+  ) {}
+
+  async assemble(input: TurnInput): Promise<OrchestratorContext> {
+    const messageIds = input.messages.map((message) => message.id);
+    const [user, facts, history] = await Promise.all([
+      this.users.getConfig(input.userId),
+      this.prisma.fact.findMany({
+        where: { userId: input.userId },
+        orderBy: [{ category: 'asc' }, { createdAt: 'asc' }],
+        select: { id: true, category: true, content: true },
+      }),
+      loadHistoryWindow(this.prisma, this.clock, input.userId, messageIds, this.window),
+    ]);
+    if (!user) throw new Error(`turn ${input.turnId}: user ${input.userId} does not exist`);
+    return {
+      turnId: input.turnId,
+      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, isNew: user.isNew },
+      channel: input.channel,
+      facts,
+      history,
+      message: {
+        text: input.messages.map((message) => message.content).filter((text) => text.length > 0).join('\n'),
+        messageIds,
+        attachments: input.messages.reduce((total, message) => total + message.numMedia, 0),
+      },
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** A saved fact about the user, as the orchestrator reads it. */
+export const factSchema = z.object({
+  id: z.string(),
+  category: z.string(),
+  content: z.string(),
+});
+
+/** One message of the conversation window. */
+export const historyMessageSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  createdAt: z.date(),
+});
+
+/** The user's settings every agent receives (FR-9, CTX-3). */
+export const userContextSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  timezone: z.string(),
+  language: z.string().nullable(),
+  /** True until the user has told Herald their name: onboarding is still open. */
+  isNew: z.boolean(),
+});
+
+/**
+ * Everything the orchestrator gets for one turn: assembled from Postgres by the
+ * context assembler, independent of HTTP and Twilio.
+ */
+export const orchestratorContextSchema = z.object({
+  turnId: z.string(),
+  user: userContextSchema,
+  channel: z.enum(['sms', 'whatsapp']),
+  facts: z.array(factSchema),
+  /** The sliding window, oldest first, not including the message being answered. */
+  history: z.array(historyMessageSchema),
+  /** What the user just said (a quick burst of texts is merged into one). */
+  message: z.object({
+    text: z.string(),
+    messageIds: z.array(z.string()).min(1),
+    /** Attachments Herald cannot read yet (photos, voice notes). */
+    attachments: z.number().int().min(0),
+  }),
+});
+
+export type Fact = z.infer<typeof factSchema>;
+export type HistoryMessage = z.infer<typeof historyMessageSchema>;
+export type UserContext = z.infer<typeof userContextSchema>;
+export type OrchestratorContext = z.infer<typeof orchestratorContextSchema>;

@@ -1,0 +1,87 @@
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
+import { parseTwilioAddress } from '../channels/phone-number.js';
+import type { UserService } from '../users/user-service.js';
+import type { TurnScheduler } from '../turns/turn-scheduler.js';
+import type { Clock } from '../shared/clock.js';
+import { estimateTokens } from '../shared/tokens.js';
+
+/** What became of an inbound webhook. */
+export type InboundOutcome =
+  | { kind: 'accepted'; userId: string; messageId: string }
+  | { kind: 'duplicate' }
+  | { kind: 'rejected'; reason: string };
+
+/** An inbound message as Twilio delivered it, plus the delivery's idempotency token. */
+export interface InboundDelivery {
+  webhook: InboundMessageWebhook;
+  idempotencyToken?: string | undefined;
+}
+
+/** Thrown inside the transaction to roll it back when a delivery was already stored. */
+class DuplicateDelivery extends Error {}
+
+/**
+ * Stores inbound messages durably. In one transaction it records the delivery's
+ * de-duplication keys, finds or creates the user, stores the message as pending, and
+ * enqueues the user's turn job: after it returns, nothing the user said can be lost,
+ * and a repeated delivery (Twilio retries, two instances) is recognised.
+ */
+export class InboundService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly users: UserService,
+    private readonly turns: TurnScheduler,
+    private readonly clock: Clock,
+  ) {}
+
+  async receive(delivery: InboundDelivery): Promise<InboundOutcome> {
+    const { webhook } = delivery;
+    const sender = parseTwilioAddress(webhook.From);
+    if (!sender) return { kind: 'rejected', reason: 'From is not a phone number Herald can answer' };
+
+    const keys = [`sid:${webhook.MessageSid}`];
+    if (delivery.idempotencyToken) keys.push(`token:${delivery.idempotencyToken}`);
+    try {
+      return await this.prisma.$transaction(async (transaction) => {
+        // Concurrent deliveries of one message serialise on these keys' unique index:
+        // the second waits for the first to commit, then sees the conflict.
+        const inserted = await transaction.inboundDedupe.createMany({
+          data: keys.map((key) => ({ key, receivedAt: this.clock.now() })),
+          skipDuplicates: true,
+        });
+        if (inserted.count !== keys.length) throw new DuplicateDelivery();
+
+        const user = await this.users.recordContact(sender.phone, sender.channel, transaction);
+        const body = webhook.Body.trim();
+        const message = await transaction.message.create({
+          data: {
+            userId: user.id,
+            role: 'user',
+            content: body,
+            channel: sender.channel,
+            twilioSid: webhook.MessageSid,
+            tokenCount: estimateTokens(body),
+            numMedia: webhook.NumMedia,
+            heraldAddress: webhook.To,
+            optOutType: webhook.OptOutType ?? null,
+            inboundStatus: 'pending',
+            createdAt: this.clock.now(),
+          },
+          select: { id: true },
+        });
+        await transaction.inboundDedupe.updateMany({ where: { key: { in: keys } }, data: { messageId: message.id } });
+        await this.turns.schedule(user.id, { transaction });
+        return { kind: 'accepted' as const, userId: user.id, messageId: message.id };
+      });
+    } catch (error) {
+      if (error instanceof DuplicateDelivery || isUniqueViolation(error)) return { kind: 'duplicate' };
+      throw error;
+    }
+  }
+}
+
+/** A unique-constraint violation that slipped past skipDuplicates (e.g. the MessageSid). */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
+}

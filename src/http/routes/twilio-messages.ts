@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { inboundMessageSchema } from '../../channels/twilio-webhook-schemas.js';
+import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound-service.js';
+import { sendEmptyTwiml } from '../twiml.js';
+import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
+
+/** What the inbound route needs. */
+export interface TwilioMessagesRouteOptions {
+  signature: SignatureOptions;
+  inbound: { receive(delivery: InboundDelivery): Promise<InboundOutcome> };
+  rateLimitPerMinute: number;
+}
+
+/**
+ * `POST /twilio/messages`: Twilio's inbound SMS/WhatsApp webhook. Verify, validate,
+ * store durably (message + turn job), answer at once. No model call happens here.
+ */
+export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioMessagesRouteOptions): Promise<void> {
+  app.post(
+    '/twilio/messages',
+    {
+      preValidation: verifyTwilioSignature(options.signature),
+      config: {
+        rateLimit: {
+          max: options.rateLimitPerMinute,
+          timeWindow: 60_000,
+          hook: 'preHandler',
+          // Twilio calls from a few addresses for everyone: limit per sender instead.
+          keyGenerator: (request) => (request.body as { From?: string } | undefined)?.From ?? request.ip,
+        },
+      },
+    },
+    async (request, reply) => {
+      const parsed = inboundMessageSchema.safeParse(request.body);
+      if (!parsed.success) {
+        const fields = parsed.error.issues.map((issue) => issue.path.join('.') || '(body)');
+        request.log.warn({ fields }, 'inbound webhook malformed; nothing stored');
+        return reply.code(400).type('text/plain').send(`Malformed webhook: ${fields.join(', ')}`);
+      }
+      const token = request.headers['i-twilio-idempotency-token'];
+      const outcome = await options.inbound.receive({
+        webhook: parsed.data,
+        idempotencyToken: typeof token === 'string' && token.length > 0 ? token.slice(0, 200) : undefined,
+      });
+      const log = request.log.child({ messageSid: parsed.data.MessageSid });
+      if (outcome.kind === 'rejected') {
+        log.warn({ reason: outcome.reason }, 'inbound message rejected');
+        return reply.code(400).type('text/plain').send(outcome.reason);
+      }
+      if (outcome.kind === 'duplicate') log.info('duplicate delivery ignored');
+      else log.info({ userId: outcome.userId, messageId: outcome.messageId }, 'inbound message stored');
+      return sendEmptyTwiml(reply);
+    },
+  );
+}

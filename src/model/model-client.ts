@@ -1,0 +1,117 @@
+/**
+ * Herald's own model interface. The orchestrator and agents speak only this; the
+ * Anthropic adapter (anthropic-model.ts) translates it to the SDK, and ScriptedModel
+ * (scripted-model.ts) stands in for it in tests.
+ */
+
+/** A block of the system prompt. `cache` marks the end of a stable prefix worth caching. */
+export interface SystemBlock {
+  text: string;
+  cache?: boolean;
+}
+
+/** Plain text. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** The model asking to run a tool. */
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** A tool's answer, sent back to the model. */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  toolUseId: string;
+  content: string;
+  isError?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+/** One conversation turn as the model sees it. */
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  content: string | ContentBlock[];
+}
+
+/** A tool offered to the model, described by JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One call to the model. */
+export interface ModelRequest {
+  model: string;
+  system: SystemBlock[];
+  messages: ModelMessage[];
+  tools?: ToolSpec[];
+  /** `auto` (default), `any` (must call some tool), or a specific tool by name. */
+  toolChoice?: { type: 'auto' } | { type: 'any' } | { type: 'tool'; name: string };
+  maxTokens: number;
+  temperature?: number;
+  /** Aborting cancels the HTTP request in flight. */
+  signal?: AbortSignal;
+  /** A short label for logs and metrics ("planner", "memory-agent"). */
+  purpose?: string;
+}
+
+/** Tokens a call consumed. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'other';
+
+/** What the model answered. */
+export interface ModelResponse {
+  content: Array<TextBlock | ToolUseBlock>;
+  stopReason: StopReason;
+  usage: TokenUsage;
+  model: string;
+}
+
+/**
+ * Anything that can answer a ModelRequest. Implementations throw `ModelError` (blame
+ * "model") when the model cannot be reached or refuses, and `TimeoutError` on timeout.
+ */
+export interface ModelClient {
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** Concatenated text of a response. */
+export function responseText(response: ModelResponse): string {
+  return response.content
+    .filter((block): block is TextBlock => block.type === 'text')
+    .map((block) => block.text)
+    .join('')
+    .trim();
+}
+
+/** The tool calls in a response, in order. */
+export function toolCallsOf(response: ModelResponse): ToolUseBlock[] {
+  return response.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}
+
+/** Zero usage, to add to. */
+export const emptyUsage = (): TokenUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+/** Sum of two usages. */
+export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
+  return {
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + more.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + more.cacheWriteTokens,
+  };
+}

@@ -1,0 +1,92 @@
+import { ModelError } from '../shared/errors.js';
+import type { ModelClient, ModelRequest, ModelResponse, TextBlock, ToolUseBlock, TokenUsage } from './model-client.js';
+
+/** One scripted answer: a response, a thrown error, or a function of the request. */
+export type ScriptedTurn =
+  | { text: string; usage?: Partial<TokenUsage> }
+  | { toolCalls: Array<{ name: string; input: unknown; id?: string }>; text?: string; usage?: Partial<TokenUsage> }
+  | { error: Error }
+  | { delayMs: number; then: ScriptedTurn }
+  | ((request: ModelRequest) => ScriptedTurn | Promise<ScriptedTurn>);
+
+/**
+ * A fake ModelClient for unit tests and benchmarks: it answers from a queue of scripted
+ * turns and records every request, so tests can assert what the model was shown and
+ * how many calls were made. An empty queue is a test bug and throws.
+ */
+export class ScriptedModel implements ModelClient {
+  readonly calls: ModelRequest[] = [];
+  private readonly queue: ScriptedTurn[] = [];
+  private toolIds = 0;
+
+  constructor(turns: ScriptedTurn[] = []) {
+    this.queue.push(...turns);
+  }
+
+  /** Adds turns to the end of the queue. */
+  enqueue(...turns: ScriptedTurn[]): this {
+    this.queue.push(...turns);
+    return this;
+  }
+
+  /** Scripted turns not yet consumed. */
+  get remaining(): number {
+    return this.queue.length;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    this.calls.push(request);
+    const next = this.queue.shift();
+    if (next === undefined) {
+      throw new ModelError(`ScriptedModel: no scripted turn for call #${this.calls.length} (${request.purpose ?? 'unlabelled'})`, 'behaviour');
+    }
+    return this.play(next, request);
+  }
+
+  private async play(turn: ScriptedTurn, request: ModelRequest): Promise<ModelResponse> {
+    if (typeof turn === 'function') return this.play(await turn(request), request);
+    if ('error' in turn) throw turn.error;
+    if ('delayMs' in turn) {
+      await abortableDelay(turn.delayMs, request.signal);
+      return this.play(turn.then, request);
+    }
+    const content: Array<TextBlock | ToolUseBlock> = [];
+    if ('text' in turn && turn.text) content.push({ type: 'text', text: turn.text });
+    if ('toolCalls' in turn) {
+      for (const call of turn.toolCalls) {
+        content.push({ type: 'tool_use', id: call.id ?? `toolu_scripted_${++this.toolIds}`, name: call.name, input: call.input });
+      }
+    }
+    const hasTools = content.some((block) => block.type === 'tool_use');
+    return {
+      model: request.model,
+      stopReason: hasTools ? 'tool_use' : 'end_turn',
+      content,
+      usage: {
+        inputTokens: turn.usage?.inputTokens ?? estimateTokens(JSON.stringify([request.system, request.messages, request.tools ?? []])),
+        outputTokens: turn.usage?.outputTokens ?? estimateTokens(JSON.stringify(content)),
+        cacheReadTokens: turn.usage?.cacheReadTokens ?? 0,
+        cacheWriteTokens: turn.usage?.cacheWriteTokens ?? 0,
+      },
+    };
+  }
+}
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function abortableDelay(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, milliseconds);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,38 @@
+import type { Fact, UserContext } from '../../context/orchestrator-context.js';
+import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
+import { escapeXml } from './xml.js';
+
+/** `<current_time>`: the user's local time with UTC offset and weekday (seed 003). */
+export function currentTimeSection(now: Date, timezone: string): string {
+  return `<current_time>${formatTimeContextLine(describeNow(now, timezone))}</current_time>`;
+}
+
+/** `<user_context>`: who Herald is talking to (FR-9). */
+export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp'): string {
+  const lines = [
+    `  <name>${user.name ? escapeXml(user.name) : '(unknown: ask for it)'}</name>`,
+    `  <timezone>${escapeXml(user.timezone)}</timezone>`,
+    `  <language>${user.language ? escapeXml(user.language) : '(mirror the language of their message)'}</language>`,
+    `  <channel>${channel}</channel>`,
+  ];
+  return `<user_context>\n${lines.join('\n')}\n</user_context>`;
+}
+
+/** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml). */
+export function memorySection(facts: Fact[]): string {
+  if (facts.length === 0) return '<user_memory>\n  (nothing saved yet)\n</user_memory>';
+  const lines = facts.map((fact) => `  <fact category="${escapeXml(fact.category)}">${escapeXml(fact.content)}</fact>`);
+  return `<user_memory>\n${lines.join('\n')}\n</user_memory>`;
+}
+
+/** Onboarding guidance for a user Herald does not know yet. */
+export function onboardingSection(user: UserContext): string | undefined {
+  if (!user.isNew) return undefined;
+  return [
+    '<onboarding>',
+    'This person is new to Herald. Answer what they asked first. Then, in the same reply, briefly',
+    `introduce yourself, ask what to call them, and confirm their time zone (${escapeXml(user.timezone)}, guessed from their`,
+    'number) by naming it in plain words, e.g. "I have you on London time — right?".',
+    '</onboarding>',
+  ].join('\n');
+}

@@ -1,0 +1,245 @@
+import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma/client.js';
+import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
+import { formatForChannel } from '../channels/format-message.js';
+import { splitMessage } from '../channels/split-message.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { UserService } from '../users/user-service.js';
+import type { MessageTransport, TransportResult } from './message-transport.js';
+import { parseTwilioStatus, statusRank } from './outbound-status.js';
+import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
+import { isUnreachableCode } from './twilio-error-codes.js';
+
+/** A message to stage for delivery. */
+export interface OutboundDraft {
+  userId: string;
+  turnId?: string | undefined;
+  kind: OutboundKind;
+  channel: Channel;
+  toAddress: string;
+  /** The number the user wrote to; replies go out from it. */
+  fromAddress?: string | undefined;
+  /** Markdown from the model; converted for the channel and split into parts. */
+  text: string;
+  /** Send as an approved WhatsApp template instead of free text. */
+  template?: { contentSid: string; variables: Record<string, string> } | undefined;
+}
+
+/** How a flush ended. */
+export type FlushOutcome = { kind: 'done' } | { kind: 'retry_later'; at: Date };
+
+/** What the outbox needs besides the database. */
+export interface OutboxDependencies {
+  prisma: PrismaClient;
+  transport: MessageTransport;
+  users: UserService;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  policy: RetryPolicy;
+  /** Configured senders per channel, used when a message has no fromAddress. */
+  senders: { sms?: string | undefined; whatsapp?: string | undefined };
+  /** Twilio posts delivery updates here (absent on the console transport). */
+  statusCallbackUrl?: string | undefined;
+  /** Longest back-off waited in-process; longer ones are rescheduled as jobs. */
+  inlineWaitLimitMs?: number;
+  /** How long a part may sit in `dispatching` before a crashed sender's claim lapses. */
+  dispatchClaimMs?: number;
+  sleep?: (milliseconds: number) => Promise<void>;
+  random?: () => number;
+}
+
+const liveStatuses = ['pending', 'dispatching'] as const;
+
+/**
+ * The outbox: every message Herald sends is first stored here (in the same transaction
+ * as whatever produced it), then delivered in order. Transient Twilio failures are
+ * retried with backoff; permanent ones are recorded and never retried; status callbacks
+ * only move a part's status forward.
+ */
+export class OutboxService {
+  private readonly inlineWaitLimitMs: number;
+  private readonly dispatchClaimMs: number;
+  private readonly sleep: (milliseconds: number) => Promise<void>;
+
+  constructor(private readonly deps: OutboxDependencies) {
+    this.inlineWaitLimitMs = deps.inlineWaitLimitMs ?? 2_000;
+    this.dispatchClaimMs = deps.dispatchClaimMs ?? 60_000;
+    this.sleep = deps.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+  }
+
+  /** Stores a message as pending parts (converted for the channel, split at 1600 characters). */
+  async stage(executor: PrismaExecutor, draft: OutboundDraft): Promise<{ groupId: string; parts: number }> {
+    const groupId = this.deps.ids.next();
+    const bodies = draft.template ? [draft.text] : splitMessage(formatForChannel(draft.text, draft.channel));
+    if (bodies.length === 0) return { groupId, parts: 0 };
+    const createdAt = this.deps.clock.now();
+    await executor.outboundMessage.createMany({
+      data: bodies.map((body, partIndex) => ({
+        userId: draft.userId,
+        turnId: draft.turnId ?? null,
+        kind: draft.kind,
+        channel: draft.channel,
+        toAddress: draft.toAddress,
+        fromAddress: draft.fromAddress ?? null,
+        body,
+        groupId,
+        partIndex,
+        partCount: bodies.length,
+        contentSid: draft.template?.contentSid ?? null,
+        ...(draft.template ? { contentVariables: draft.template.variables } : {}),
+        createdAt,
+      })),
+    });
+    return { groupId, parts: bodies.length };
+  }
+
+  /** Delivers the user's undelivered parts of the given kinds, oldest first, in order. */
+  async flushUser(userId: string, kinds: OutboundKind[] = ['reply', 'progress', 'system']): Promise<FlushOutcome> {
+    const parts = await this.deps.prisma.outboundMessage.findMany({
+      where: { userId, kind: { in: kinds }, status: { in: [...liveStatuses] } },
+      orderBy: [{ createdAt: 'asc' }, { groupId: 'asc' }, { partIndex: 'asc' }],
+    });
+    return this.deliverInOrder(parts);
+  }
+
+  /** Delivers one staged message's parts in order. */
+  async flushGroup(groupId: string): Promise<FlushOutcome> {
+    const parts = await this.deps.prisma.outboundMessage.findMany({
+      where: { groupId, status: { in: [...liveStatuses] } },
+      orderBy: { partIndex: 'asc' },
+    });
+    return this.deliverInOrder(parts);
+  }
+
+  /** True when the user has parts waiting (or waiting to be retried). */
+  async hasUndelivered(userId: string, kinds: OutboundKind[] = ['reply', 'progress', 'system']): Promise<boolean> {
+    const count = await this.deps.prisma.outboundMessage.count({ where: { userId, kind: { in: kinds }, status: { in: [...liveStatuses] } } });
+    return count > 0;
+  }
+
+  /**
+   * Applies a Twilio status callback. Callbacks come out of order and twice; a status
+   * only replaces one of lower rank.
+   */
+  async applyStatusCallback(update: { sid: string; status: string; errorCode?: number | undefined; errorMessage?: string | undefined }): Promise<'updated' | 'ignored'> {
+    const status = parseTwilioStatus(update.status);
+    if (!status) return 'ignored';
+    const rank = statusRank[status];
+    const result = await this.deps.prisma.outboundMessage.updateMany({
+      where: { twilioSid: update.sid, statusRank: { lt: rank } },
+      data: {
+        status,
+        statusRank: rank,
+        ...(update.errorCode !== undefined ? { errorCode: update.errorCode } : {}),
+        ...(update.errorMessage !== undefined ? { errorMessage: update.errorMessage.slice(0, 500) } : {}),
+      },
+    });
+    if (result.count === 0) return 'ignored';
+    if (update.errorCode !== undefined && isUnreachableCode(update.errorCode)) {
+      const part = await this.deps.prisma.outboundMessage.findUnique({ where: { twilioSid: update.sid }, select: { userId: true, channel: true } });
+      if (part) await this.deps.users.markUnreachable(part.userId, part.channel);
+    }
+    return 'updated';
+  }
+
+  private async deliverInOrder(parts: OutboundMessage[]): Promise<FlushOutcome> {
+    const blockedAddresses = new Map<string, number>();
+    for (const part of parts) {
+      const blockedBy = blockedAddresses.get(part.toAddress);
+      if (blockedBy !== undefined) {
+        await this.finish(part.id, 'undeliverable', { errorCode: blockedBy, errorMessage: 'an earlier part to this address failed permanently' });
+        continue;
+      }
+      const outcome = await this.deliverPart(part);
+      if (outcome.kind === 'retry_later') return outcome;
+      if (outcome.kind === 'permanent_failure' && outcome.errorCode !== undefined) blockedAddresses.set(part.toAddress, outcome.errorCode);
+    }
+    return { kind: 'done' };
+  }
+
+  private async deliverPart(
+    part: OutboundMessage,
+  ): Promise<{ kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined }> {
+    const now = this.deps.clock.now();
+    if (part.nextAttemptAt && part.nextAttemptAt > now) return { kind: 'retry_later', at: part.nextAttemptAt };
+    let attempts = part.attempts;
+    for (;;) {
+      // Claim the part: exactly one sender dispatches it; a crashed sender's claim lapses.
+      const claimed = await this.deps.prisma.outboundMessage.updateMany({
+        where: {
+          id: part.id,
+          OR: [{ status: 'pending' }, { status: 'dispatching', nextAttemptAt: { lt: this.deps.clock.now() } }],
+        },
+        data: {
+          status: 'dispatching',
+          statusRank: statusRank.dispatching,
+          attempts: { increment: 1 },
+          nextAttemptAt: new Date(this.deps.clock.now().getTime() + this.dispatchClaimMs),
+        },
+      });
+      if (claimed.count === 0) return { kind: 'sent' }; // someone else has it, or it is done
+      attempts += 1;
+      const result = await this.send(part);
+      const log = this.deps.logger.child({ outboundId: part.id, userId: part.userId, turnId: part.turnId, part: part.partIndex, attempts });
+      if (result.ok) {
+        const status = parseTwilioStatus(result.status) ?? 'queued';
+        await this.deps.prisma.outboundMessage.updateMany({
+          where: { id: part.id, statusRank: { lte: statusRank[status] } },
+          data: { status, statusRank: statusRank[status], twilioSid: result.sid, sentAt: this.deps.clock.now(), nextAttemptAt: null },
+        });
+        log.info({ twilioSid: result.sid, kind: part.kind }, 'outbound part sent');
+        return { kind: 'sent' };
+      }
+      if (!result.retryable) {
+        log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed permanently; not retrying');
+        await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: result.message });
+        if (result.errorCode !== undefined && isUnreachableCode(result.errorCode)) await this.deps.users.markUnreachable(part.userId, part.channel);
+        return { kind: 'permanent_failure', errorCode: result.errorCode };
+      }
+      if (attempts >= this.deps.policy.maxAttempts) {
+        log.error({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed after every retry');
+        await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: `gave up after ${attempts} attempts: ${result.message}` });
+        return { kind: 'permanent_failure', errorCode: result.errorCode };
+      }
+      const delay = retryDelayMs(this.deps.policy, attempts, this.deps.random, result.retryAfterMs);
+      log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus, retryInMs: delay }, 'outbound part failed; will retry');
+      const retryAt = new Date(this.deps.clock.now().getTime() + delay);
+      await this.deps.prisma.outboundMessage.update({
+        where: { id: part.id },
+        data: { status: 'pending', statusRank: statusRank.pending, nextAttemptAt: retryAt, errorCode: result.errorCode ?? null, errorMessage: result.message.slice(0, 500) },
+      });
+      if (delay > this.inlineWaitLimitMs) return { kind: 'retry_later', at: retryAt };
+      await this.sleep(delay);
+      part = { ...part, nextAttemptAt: null };
+    }
+  }
+
+  private send(part: OutboundMessage): Promise<TransportResult> {
+    const from = part.fromAddress ?? (part.channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms);
+    if (!from) {
+      return Promise.resolve({ ok: false, retryable: false, message: `no sender configured for ${part.channel}` });
+    }
+    return this.deps.transport.send({
+      to: part.toAddress,
+      from,
+      ...(part.contentSid
+        ? { contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> }
+        : { body: part.body }),
+      ...(this.deps.statusCallbackUrl ? { statusCallback: this.deps.statusCallbackUrl } : {}),
+    });
+  }
+
+  private async finish(id: string, status: 'failed' | 'undeliverable', error: { errorCode?: number | undefined; errorMessage: string }): Promise<void> {
+    await this.deps.prisma.outboundMessage.update({
+      where: { id },
+      data: { status, statusRank: statusRank[status], errorCode: error.errorCode ?? null, errorMessage: error.errorMessage.slice(0, 500), nextAttemptAt: null },
+    });
+  }
+}
+
+/** The channel's "To" address for a phone number. */
+export function addressFor(phone: string, channel: Channel): string {
+  return channel === 'whatsapp' ? `whatsapp:${phone}` : phone;
+}

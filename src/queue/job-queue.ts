@@ -1,0 +1,157 @@
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from '../logging/logger.js';
+
+/**
+ * Something that runs SQL inside the caller's transaction, so a job is stored atomically
+ * with the rows that need it (pg-boss's `db` option).
+ */
+export interface SqlExecutor {
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** Options for one enqueued job. */
+export interface EnqueueOptions {
+  /** Run no earlier than this instant. */
+  startAfter?: Date;
+  /** Store the job inside this transaction. */
+  transaction?: SqlExecutor;
+  /** Identifies the job for de-duplication by the queue ("short" policy queues). */
+  singletonKey?: string;
+}
+
+/** A named queue's settings. */
+export interface QueueDefinition {
+  name: string;
+  /** How long a job may stay active before the queue assumes its worker died and retries it. */
+  expireInSeconds: number;
+  retryLimit: number;
+  retryDelaySeconds: number;
+}
+
+/** How a handler is run. */
+export interface WorkOptions {
+  /** Independent pollers on this instance: how many jobs run at once. */
+  concurrency: number;
+  /** Jobs fetched per poll and handed to the handler together. */
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+}
+
+/** A job as handlers see it. */
+export interface QueuedJob<Data> {
+  id: string;
+  name: string;
+  data: Data;
+}
+
+/**
+ * Herald's durable job queue: pg-boss on the application database. Jobs survive
+ * crashes (an active job whose worker died expires and is retried) and any number of
+ * instances can work the same queues.
+ */
+export class JobQueue {
+  private readonly boss: PgBoss;
+  private readonly workerIds = new Map<string, string[]>();
+  private started = false;
+
+  constructor(
+    pool: pg.Pool,
+    private readonly logger: Logger,
+  ) {
+    this.boss = new PgBoss({
+      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values as unknown[]) },
+      // Archive completed jobs for a day; keep the tables small.
+      deleteAfterDays: 1,
+      maintenanceIntervalSeconds: 120,
+    } as PgBoss.ConstructorOptions);
+    this.boss.on('error', (error) => this.logger.error({ error }, 'job queue error'));
+  }
+
+  /** Starts pg-boss (creating its schema on first use) and ensures the queues exist. */
+  async start(queues: QueueDefinition[]): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+    for (const queue of queues) {
+      const settings = {
+        name: queue.name,
+        policy: 'standard' as const,
+        expireInSeconds: queue.expireInSeconds,
+        retryLimit: queue.retryLimit,
+        retryDelay: queue.retryDelaySeconds,
+        retryBackoff: true,
+      };
+      const existing = await this.boss.getQueue(queue.name);
+      if (existing) await this.boss.updateQueue(queue.name, settings);
+      else {
+        await this.boss.createQueue(queue.name, settings).catch(async (error: unknown) => {
+          // Another instance created it a moment ago.
+          if (!(await this.boss.getQueue(queue.name))) throw error;
+        });
+      }
+    }
+  }
+
+  /** Adds a job; returns its id. */
+  async enqueue(name: string, data: object, options: EnqueueOptions = {}): Promise<string | null> {
+    const sendOptions: PgBoss.SendOptions = {};
+    if (options.startAfter) sendOptions.startAfter = options.startAfter;
+    if (options.singletonKey) sendOptions.singletonKey = options.singletonKey;
+    if (options.transaction) (sendOptions as { db?: SqlExecutor }).db = options.transaction;
+    return this.boss.send(name, data, sendOptions);
+  }
+
+  /** Adds many jobs at once (one INSERT). */
+  async enqueueMany(name: string, jobs: Array<{ data: object; startAfter?: Date; id?: string }>, transaction?: SqlExecutor): Promise<void> {
+    if (jobs.length === 0) return;
+    const inserts = jobs.map((job) => ({ name, data: job.data, ...(job.id ? { id: job.id } : {}), ...(job.startAfter ? { startAfter: job.startAfter } : {}) }));
+    if (transaction) await this.boss.insert(inserts as PgBoss.JobInsert[], { db: transaction } as PgBoss.InsertOptions);
+    else await this.boss.insert(inserts as PgBoss.JobInsert[]);
+  }
+
+  /** Runs `handler` for each job, `concurrency` at a time on this instance. */
+  async work<Data>(name: string, options: WorkOptions, handler: (job: QueuedJob<Data>) => Promise<void>): Promise<void> {
+    const ids: string[] = [];
+    for (let index = 0; index < options.concurrency; index += 1) {
+      const id = await this.boss.work<Data>(
+        name,
+        { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
+        async (jobs) => {
+          // Each job settles on its own; one failing does not fail its batch-mates.
+          const results = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, name: job.name, data: job.data })));
+          const failed = results.flatMap((result, position) => (result.status === 'rejected' ? [{ job: jobs[position]!, reason: result.reason }] : []));
+          for (const { job, reason } of failed) await this.boss.fail(name, job.id, { message: String(reason) }).catch(() => {});
+          // pg-boss completes the batch when the handler returns; failed ones were failed above.
+        },
+      );
+      ids.push(id);
+    }
+    this.workerIds.set(name, [...(this.workerIds.get(name) ?? []), ...ids]);
+  }
+
+  /** Wakes this instance's workers for `name` now instead of at their next poll. */
+  wake(name: string): void {
+    for (const id of this.workerIds.get(name) ?? []) this.boss.notifyWorker(id);
+  }
+
+  /** True when the queue's database answers. */
+  async isHealthy(): Promise<boolean> {
+    if (!this.started) return false;
+    try {
+      await this.boss.getQueueSize('turn');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Stops fetching new jobs and waits up to `timeoutMs` for active ones; what is still
+   * running afterwards is released by pg-boss for another instance to retry.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: true, timeout: timeoutMs, close: false, wait: true });
+  }
+}

@@ -1,0 +1,196 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config/config.js';
+import { ContextAssembler } from './context/context-assembler.js';
+import { InboundService } from './conversation/inbound-service.js';
+import { openDatabase, type Database } from './db/database.js';
+import type { Logger } from './logging/logger.js';
+import { AnthropicModel } from './model/anthropic-model.js';
+import type { ModelClient } from './model/model-client.js';
+import { UnconfiguredModel } from './model/unconfigured-model.js';
+import { orchestrate } from './orchestrator/orchestrate.js';
+import { ConsoleTransport } from './outbox/console-transport.js';
+import type { MessageTransport } from './outbox/message-transport.js';
+import { OutboxService } from './outbox/outbox-service.js';
+import { TwilioTransport } from './outbox/twilio-transport.js';
+import { JobQueue } from './queue/job-queue.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { randomIds, type IdGenerator } from './shared/ids.js';
+import { TurnLeases } from './turns/turn-lease.js';
+import { TurnRecovery } from './turns/turn-recovery.js';
+import { TurnRunner } from './turns/turn-runner.js';
+import { TURN_QUEUE, TurnScheduler, turnQueueDefinition, type TurnJobData } from './turns/turn-scheduler.js';
+import { TurnWorker } from './turns/turn-worker.js';
+import { UserService } from './users/user-service.js';
+
+/** Ways to build Herald with some parts replaced (tests, benchmarks). */
+export interface HeraldOptions {
+  config: Config;
+  logger: Logger;
+  /** An open, migrated database; when absent one is opened from the config. */
+  database?: Database;
+  clock?: Clock;
+  ids?: IdGenerator;
+  model?: ModelClient;
+  transport?: MessageTransport;
+  /** Waits between outbox retries (tests shorten them). */
+  sleep?: (milliseconds: number) => Promise<void>;
+  /** How often orphaned work is looked for; 0 disables the periodic sweep. */
+  recoveryIntervalMs?: number;
+  /** Turn worker polling interval (seconds). */
+  pollingIntervalSeconds?: number;
+}
+
+/** A wired Herald: the HTTP app plus the workers behind it. */
+export interface Herald {
+  app: FastifyInstance;
+  database: Database;
+  queue: JobQueue;
+  outbox: OutboxService;
+  users: UserService;
+  recovery: TurnRecovery;
+  worker: TurnWorker;
+  /** Starts the queue, the turn workers and recovery (does not listen). */
+  start(): Promise<void>;
+  /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The composition root: builds every service from configuration and wires them together. */
+export async function createHerald(options: HeraldOptions): Promise<Herald> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const database =
+    options.database ??
+    (await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize }, logger));
+  const { prisma } = database;
+
+  const model = options.model ?? createModel(config, logger);
+  const transport = options.transport ?? createTransport(config, logger);
+  const queue = new JobQueue(database.pool, logger.child({ component: 'queue' }));
+  const scheduler = new TurnScheduler(queue);
+  const users = new UserService(prisma, clock, config.defaultTimezone);
+  const outbox = new OutboxService({
+    prisma,
+    transport,
+    users,
+    clock,
+    ids,
+    logger: logger.child({ component: 'outbox' }),
+    policy: { maxAttempts: config.outbox.maxAttempts, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
+    senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom },
+    statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+  });
+  const inbound = new InboundService(prisma, users, scheduler, clock);
+  const assembler = new ContextAssembler(prisma, users, clock, config.history);
+  const orchestratorDeps = {
+    model,
+    models: config.models,
+    clock,
+    ids,
+    logger: logger.child({ component: 'orchestrator' }),
+    limits: { planTimeoutMs: config.limits.planTimeoutMs, replyMaxTokens: config.limits.replyMaxTokens },
+  };
+  const runner = new TurnRunner({
+    prisma,
+    users,
+    outbox,
+    assembler,
+    orchestrate: (context, runOptions) => orchestrate(context, orchestratorDeps, runOptions),
+    clock,
+    logger: logger.child({ component: 'turn' }),
+  });
+  const worker = new TurnWorker({
+    leases: new TurnLeases(prisma),
+    runner,
+    outbox,
+    scheduler,
+    ids,
+    logger: logger.child({ component: 'turn-worker' }),
+    leaseMs: config.limits.planTimeoutMs + 60_000,
+  });
+  const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
+
+  const app = await buildApp({
+    logger,
+    http: config.http,
+    twilioAuthToken: config.twilio.authToken,
+    inbound: {
+      async receive(delivery) {
+        const outcome = await inbound.receive(delivery);
+        if (outcome.kind === 'accepted') scheduler.wake();
+        return outcome;
+      },
+    },
+    statusCallbacks: outbox,
+    readiness: async () => {
+      const [databaseUp, queueUp] = await Promise.all([
+        prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
+        queue.isHealthy(),
+      ]);
+      return { database: databaseUp, queue: queueUp };
+    },
+  });
+
+  let recoveryTimer: NodeJS.Timeout | undefined;
+  return {
+    app,
+    database,
+    queue,
+    outbox,
+    users,
+    recovery,
+    worker,
+    async start() {
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs)]);
+      await queue.work<TurnJobData>(
+        TURN_QUEUE,
+        { concurrency: config.turns.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
+        (job) => worker.drain(job.data.userId, job.id),
+      );
+      await recovery.recover();
+      const interval = options.recoveryIntervalMs ?? 60_000;
+      if (interval > 0) {
+        recoveryTimer = setInterval(() => {
+          recovery.recover(30_000).catch((error: unknown) => logger.warn({ error }, 'recovery sweep failed'));
+        }, interval);
+        recoveryTimer.unref();
+      }
+    },
+    async stop(graceMs = 20_000) {
+      if (recoveryTimer) clearInterval(recoveryTimer);
+      const interrupt = setTimeout(() => worker.interruptAll(), graceMs);
+      try {
+        await queue.stop(graceMs + 5_000);
+      } finally {
+        clearTimeout(interrupt);
+      }
+      await app.close();
+      if (!options.database) await database.close();
+    },
+  };
+}
+
+function createModel(config: Config, logger: Logger): ModelClient {
+  if (!config.anthropic.apiKey) {
+    logger.warn('ANTHROPIC_API_KEY is not set: Herald will answer every message by saying it has no model configured');
+    return new UnconfiguredModel();
+  }
+  return new AnthropicModel({
+    apiKey: config.anthropic.apiKey,
+    baseUrl: config.anthropic.baseUrl,
+    timeoutMs: config.anthropic.timeoutMs,
+    maxRetries: config.anthropic.maxRetries,
+  });
+}
+
+function createTransport(config: Config, logger: Logger): MessageTransport {
+  const { accountSid, authToken, apiBaseUrl } = config.twilio;
+  if (config.twilio.transport === 'twilio' && accountSid && authToken) {
+    return new TwilioTransport({ accountSid, authToken, apiBaseUrl });
+  }
+  logger.warn('Twilio credentials are not set: replies are printed to this console instead of being sent');
+  return new ConsoleTransport(logger.child({ component: 'console-transport' }), randomIds);
+}

@@ -1,0 +1,190 @@
+import type { Channel, Message } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../db/prisma-types.js';
+import { detectKeyword, type KeywordCommand } from '../channels/keywords.js';
+import type { ContextAssembler } from '../context/context-assembler.js';
+import type { OrchestratorContext } from '../context/orchestrator-context.js';
+import type { Logger } from '../logging/logger.js';
+import { fallbackReply } from '../orchestrator/fallback-replies.js';
+import type { OrchestratorResult } from '../orchestrator/orchestrate.js';
+import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import type { Clock } from '../shared/clock.js';
+import { blameOf, describeError } from '../shared/errors.js';
+import { estimateTokens } from '../shared/tokens.js';
+import type { UserService } from '../users/user-service.js';
+import { keywordReply } from './keyword-replies.js';
+
+/** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
+export type Orchestrate = (context: OrchestratorContext, options: { signal: AbortSignal }) => Promise<OrchestratorResult>;
+
+/** What a turn needs. */
+export interface TurnRunnerDependencies {
+  prisma: PrismaClient;
+  users: UserService;
+  outbox: OutboxService;
+  assembler: ContextAssembler;
+  orchestrate: Orchestrate;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Thrown when a turn is interrupted by shutdown: its messages stay pending for another instance. */
+export class TurnInterrupted extends Error {}
+
+/** A reply decided without the model, or by it. */
+interface TurnOutcome {
+  reply?: string;
+  status: 'succeeded' | 'failed';
+  errorKind?: string;
+  errorMessage?: string;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Inbound messages deliberately left unanswered (an opted-out user). */
+  ignored?: boolean;
+}
+
+/**
+ * Answers one turn: the user's next pending message, or a quick burst of them. Keywords
+ * (STOP/START/HELP) and media-only messages are handled without a model; everything else
+ * goes through the orchestrator. The reply, the outbound parts and the inbound messages'
+ * new status commit in one transaction, so a crash leaves either nothing (the turn runs
+ * again) or everything (the outbox delivers it).
+ */
+export class TurnRunner {
+  constructor(private readonly deps: TurnRunnerDependencies) {}
+
+  /** Pending inbound messages for the user, in arrival order. */
+  async pendingMessages(userId: string): Promise<Message[]> {
+    return this.deps.prisma.message.findMany({
+      where: { userId, role: 'user', inboundStatus: 'pending' },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  /**
+   * Runs one turn over the leading messages of `pending` and returns how many it consumed.
+   * A keyword message is a turn of its own; consecutive ordinary messages are merged.
+   */
+  async runNext(userId: string, pending: Message[], signal: AbortSignal): Promise<number> {
+    const user = await this.deps.users.getConfig(userId);
+    if (!user) throw new Error(`user ${userId} vanished`);
+    const first = pending[0];
+    if (!first) return 0;
+    const keyword = detectKeyword(first.content, { optedOut: user.optedOut });
+    const batch = keyword ? [first] : takeWhile(pending, (message) => !detectKeyword(message.content, { optedOut: user.optedOut }));
+    const latest = batch[batch.length - 1]!;
+    const channel: Channel = latest.channel;
+    const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
+    const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
+    logger.info({ keyword }, 'turn started');
+
+    let outcome: TurnOutcome;
+    if (keyword) {
+      outcome = await this.handleKeyword(userId, keyword, latest, user.language);
+    } else if (user.optedOut) {
+      outcome = { status: 'succeeded', ignored: true, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    } else if (batch.every((message) => message.content === '' && message.numMedia > 0)) {
+      outcome = { reply: fallbackReply('mediaOnly', user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    } else {
+      outcome = await this.answer(turn.id, userId, channel, batch, signal, logger);
+    }
+    if (signal.aborted) throw new TurnInterrupted('shutting down');
+
+    await this.deps.prisma.$transaction(async (transaction) => {
+      const now = this.deps.clock.now();
+      if (outcome.reply) {
+        await transaction.message.create({
+          data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId: turn.id, createdAt: now },
+        });
+        const phone = (await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } })).phone;
+        await this.deps.outbox.stage(transaction, {
+          userId,
+          turnId: turn.id,
+          kind: keyword ? 'system' : 'reply',
+          channel,
+          toAddress: addressFor(phone, channel),
+          fromAddress: latest.heraldAddress ?? undefined,
+          text: outcome.reply,
+        });
+      }
+      await transaction.message.updateMany({
+        where: { id: { in: batch.map((message) => message.id) } },
+        data: { inboundStatus: outcome.ignored ? 'ignored' : 'handled', turnId: turn.id },
+      });
+      await transaction.turn.update({
+        where: { id: turn.id },
+        data: {
+          status: outcome.status,
+          errorKind: outcome.errorKind ?? null,
+          errorMessage: outcome.errorMessage?.slice(0, 1000) ?? null,
+          modelCalls: outcome.modelCalls,
+          inputTokens: outcome.inputTokens,
+          outputTokens: outcome.outputTokens,
+          finishedAt: now,
+        },
+      });
+    });
+    logger.info({ status: outcome.status, errorKind: outcome.errorKind, modelCalls: outcome.modelCalls, replied: Boolean(outcome.reply) }, 'turn finished');
+    return batch.length;
+  }
+
+  private async answer(
+    turnId: string,
+    userId: string,
+    channel: Channel,
+    batch: Message[],
+    signal: AbortSignal,
+    logger: Logger,
+  ): Promise<TurnOutcome> {
+    try {
+      const context = await this.deps.assembler.assemble({
+        turnId,
+        userId,
+        channel,
+        messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
+      });
+      const result = await this.deps.orchestrate(context, { signal });
+      return {
+        reply: result.reply,
+        status: result.status,
+        ...(result.failure ? { errorKind: result.failure.blame, errorMessage: result.failure.message } : {}),
+        modelCalls: result.modelCalls,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+      };
+    } catch (error) {
+      if (signal.aborted) throw new TurnInterrupted('shutting down', { cause: error });
+      // A bug, not an expected failure: still never leave the user in silence.
+      logger.error({ error: describeError(error) }, 'turn crashed; apologising');
+      const user = await this.deps.users.getConfig(userId);
+      return {
+        reply: fallbackReply('apology', user?.language ?? null, batch.map((message) => message.content).join(' ')),
+        status: 'failed',
+        errorKind: blameOf(error),
+        errorMessage: describeError(error),
+        modelCalls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+      };
+    }
+  }
+
+  private async handleKeyword(userId: string, keyword: KeywordCommand, message: Message, language: string | null): Promise<TurnOutcome> {
+    const base = { status: 'succeeded' as const, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    if (keyword === 'stop') await this.deps.users.setOptedOut(userId, true);
+    if (keyword === 'start') await this.deps.users.setOptedOut(userId, false);
+    // Twilio's Advanced Opt-Out already answered this keyword on SMS; a second answer
+    // would be noise (and, after STOP, Twilio would refuse it with 21610).
+    if (message.optOutType) return base;
+    return { ...base, reply: keywordReply(keyword, language) };
+  }
+}
+
+function takeWhile<Item>(items: Item[], predicate: (item: Item) => boolean): Item[] {
+  const taken: Item[] = [];
+  for (const item of items) {
+    if (!predicate(item)) break;
+    taken.push(item);
+  }
+  return taken;
+}

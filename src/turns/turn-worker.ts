@@ -1,0 +1,98 @@
+import type { Logger } from '../logging/logger.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { describeError } from '../shared/errors.js';
+import type { TurnLeases } from './turn-lease.js';
+import { TurnInterrupted, type TurnRunner } from './turn-runner.js';
+import type { TurnScheduler } from './turn-scheduler.js';
+
+/** What the worker needs. */
+export interface TurnWorkerDependencies {
+  leases: TurnLeases;
+  runner: TurnRunner;
+  outbox: OutboxService;
+  scheduler: TurnScheduler;
+  ids: IdGenerator;
+  logger: Logger;
+  /** How long a lease lasts: longer than the longest turn (plan timeout plus delivery). */
+  leaseMs: number;
+}
+
+/**
+ * Drains one user's pending work under their lease: deliver undelivered replies first
+ * (so replies arrive in order), then answer pending messages one turn at a time, until
+ * nothing is left. Any number of turn jobs for the same user may exist; whichever holds
+ * the lease does the work and the rest find nothing to do.
+ */
+export class TurnWorker {
+  private readonly inFlight = new Set<AbortController>();
+
+  constructor(private readonly deps: TurnWorkerDependencies) {}
+
+  /** Handles one turn job. */
+  async drain(userId: string, jobId: string): Promise<void> {
+    const owner = this.deps.ids.next('lease');
+    const logger = this.deps.logger.child({ userId, jobId });
+    const lease = await this.deps.leases.acquire(userId, owner, this.deps.leaseMs);
+    if (!lease.acquired) {
+      // Another worker is on it. It re-checks after releasing, but if it died the lease
+      // lapses: look again then, so nothing waits forever on a dead holder.
+      await this.deps.scheduler.schedule(userId, { startAfter: new Date(lease.heldUntil.getTime() + 1000) });
+      logger.debug('user is busy in another worker; re-checking when its lease lapses');
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    let rescheduled = false;
+    try {
+      for (;;) {
+        const delivery = await this.deps.outbox.flushUser(userId);
+        if (delivery.kind === 'retry_later') {
+          await this.deps.scheduler.schedule(userId, { startAfter: delivery.at });
+          rescheduled = true;
+          break;
+        }
+        if (controller.signal.aborted) break;
+        const pending = await this.deps.runner.pendingMessages(userId);
+        if (pending.length === 0) break;
+        await this.deps.leases.acquire(userId, owner, this.deps.leaseMs); // extend for the next turn
+        await this.deps.runner.runNext(userId, pending, controller.signal);
+      }
+    } catch (error) {
+      if (error instanceof TurnInterrupted) {
+        logger.info('turn interrupted by shutdown; its messages stay pending for another instance');
+        await this.deps.scheduler.schedule(userId).catch(() => {});
+        return;
+      }
+      logger.error({ error: describeError(error) }, 'draining the user failed; the job will be retried');
+      throw error;
+    } finally {
+      this.inFlight.delete(controller);
+      await this.deps.leases.release(userId, owner).catch(() => {});
+    }
+    // Work that arrived after our last look, while its job found us holding the lease,
+    // is ours to pick up: the lease is free now, so schedule a fresh look.
+    if (!rescheduled && !controller.signal.aborted && (await this.hasWork(userId))) {
+      await this.deps.scheduler.schedule(userId);
+      this.deps.scheduler.wake();
+    }
+  }
+
+  /** Stops every turn in flight (shutdown after the grace period). */
+  interruptAll(): void {
+    for (const controller of this.inFlight) controller.abort(new TurnInterrupted('shutting down'));
+  }
+
+  /** Turns currently running on this instance. */
+  get activeCount(): number {
+    return this.inFlight.size;
+  }
+
+  private async hasWork(userId: string): Promise<boolean> {
+    const [pending, undelivered] = await Promise.all([
+      this.deps.runner.pendingMessages(userId),
+      this.deps.outbox.hasUndelivered(userId),
+    ]);
+    return pending.length > 0 || undelivered;
+  }
+}

@@ -1,0 +1,88 @@
+import type { Channel, User } from '../generated/prisma/client.js';
+import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
+import type { Clock } from '../shared/clock.js';
+import { timezoneForPhone } from '../channels/phone-number.js';
+
+/** A user's settings, as every agent receives them (FR-9). */
+export interface UserConfig {
+  id: string;
+  phone: string;
+  name: string | null;
+  timezone: string;
+  language: string | null;
+  optedOut: boolean;
+  isNew: boolean;
+}
+
+/** Finds, creates and updates users. One phone number is one user on every channel. */
+export class UserService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+    private readonly defaultTimezone: string,
+  ) {}
+
+  /**
+   * The user with this E.164 number, created on first contact. A new user's time zone
+   * comes from the number's country when that country has a single zone. Records which
+   * channel they wrote on (and, for WhatsApp, that the 24-hour window is open).
+   */
+  async recordContact(phone: string, channel: Channel, executor: PrismaExecutor = this.prisma): Promise<User> {
+    const now = this.clock.now();
+    const channelUpdate = {
+      preferredChannel: channel,
+      ...(channel === 'whatsapp' ? { lastWhatsappInboundAt: now, whatsappUnreachableAt: null } : { smsUnreachableAt: null }),
+    };
+    return executor.user.upsert({
+      where: { phone },
+      create: { phone, timezone: timezoneForPhone(phone, this.defaultTimezone), createdAt: now, ...channelUpdate },
+      update: channelUpdate,
+    });
+  }
+
+  /** The user's configuration, or undefined for an unknown id. */
+  async getConfig(userId: string, executor: PrismaExecutor = this.prisma): Promise<UserConfig | undefined> {
+    const user = await executor.user.findUnique({ where: { id: userId } });
+    return user ? toUserConfig(user) : undefined;
+  }
+
+  /** Opts the user out of (or back into) all messages. */
+  async setOptedOut(userId: string, optedOut: boolean, executor: PrismaExecutor = this.prisma): Promise<void> {
+    await executor.user.update({ where: { id: userId }, data: { optedOut, optedOutAt: optedOut ? this.clock.now() : null } });
+  }
+
+  /** Records that Twilio cannot reach this user on a channel (e.g. 21610: they opted out with the carrier). */
+  async markUnreachable(userId: string, channel: Channel, executor: PrismaExecutor = this.prisma): Promise<void> {
+    const now = this.clock.now();
+    await executor.user.update({
+      where: { id: userId },
+      data: channel === 'whatsapp' ? { whatsappUnreachableAt: now } : { smsUnreachableAt: now },
+    });
+  }
+
+  /** Updates the profile fields a user can tell Herald about. */
+  async updateProfile(
+    userId: string,
+    changes: { name?: string | undefined; timezone?: string | undefined; language?: string | undefined },
+    executor: PrismaExecutor = this.prisma,
+  ): Promise<UserConfig> {
+    const data: { name?: string; timezone?: string; language?: string } = {};
+    if (changes.name !== undefined) data.name = changes.name;
+    if (changes.timezone !== undefined) data.timezone = changes.timezone;
+    if (changes.language !== undefined) data.language = changes.language;
+    return toUserConfig(await executor.user.update({ where: { id: userId }, data }));
+  }
+}
+
+/** A user row as configuration; a user is "new" until they have told Herald their name. */
+export function toUserConfig(user: User): UserConfig {
+  return {
+    id: user.id,
+    phone: user.phone,
+    name: user.name,
+    timezone: user.timezone,
+    language: user.language,
+    optedOut: user.optedOut,
+    isNew: user.name === null,
+  };
+}

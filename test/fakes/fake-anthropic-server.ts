@@ -1,0 +1,468 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  ContentBlock,
+  Message,
+  MessageCreateParamsBase,
+  MessageParam,
+  StopReason,
+  TextBlock,
+  ToolUseBlock,
+  Usage,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+
+/** A content block as the fake sends it: any SDK block, or a hand-written one the SDK types would not accept. */
+export type ScriptedContentBlock = ContentBlock | { type: string; [field: string]: unknown };
+
+/** Answer with one text block, stop_reason end_turn. */
+export interface ScriptedTextResponse {
+  text: string;
+  usage?: Partial<Usage>;
+}
+
+/** Answer with tool_use blocks (after an optional text block), stop_reason tool_use. */
+export interface ScriptedToolCallsResponse {
+  toolCalls: Array<{ name: string; input: unknown; id?: string }>;
+  text?: string;
+  usage?: Partial<Usage>;
+}
+
+/** Answer with exactly this content. */
+export interface ScriptedContentResponse {
+  content: ScriptedContentBlock[];
+  /** Defaults to tool_use when the content has a tool_use block, end_turn otherwise. */
+  stopReason?: StopReason | (string & {});
+  usage?: Partial<Usage>;
+}
+
+/** Answer with an Anthropic error body and this status. */
+export interface ScriptedErrorResponse {
+  error: {
+    status: number;
+    /** Defaults by status: 400 invalid_request_error, 401 authentication_error, 429 rate_limit_error, 529 overloaded_error… */
+    type?: string;
+    message?: string;
+    /** Sent as a retry-after header, which the SDK honours when it retries. */
+    retryAfterSeconds?: number;
+    /** Sent as x-should-retry, which overrides the SDK's own decision to retry. */
+    shouldRetry?: boolean;
+  };
+}
+
+/** Never answer: the request stays open until the client gives up or the server closes. */
+export interface ScriptedHangResponse {
+  hang: true;
+}
+
+/** Answer `then` after `delayMs`, to give the model a realistic latency in benchmarks. */
+export interface ScriptedDelayedResponse {
+  delayMs: number;
+  then: ScriptedAnthropicResponse;
+}
+
+/** Decides the answer from the request itself (e.g. to echo the user's text or branch on tools). */
+export type ScriptedAnthropicResponseFunction = (
+  request: RecordedAnthropicRequest,
+) => ScriptedAnthropicResponse | Promise<ScriptedAnthropicResponse>;
+
+/** One scripted answer to one POST /v1/messages. */
+export type ScriptedAnthropicResponse =
+  | ScriptedTextResponse
+  | ScriptedToolCallsResponse
+  | ScriptedContentResponse
+  | ScriptedErrorResponse
+  | ScriptedHangResponse
+  | ScriptedDelayedResponse
+  | ScriptedAnthropicResponseFunction;
+
+/** The JSON body of a Messages request as received. Partial because invalid requests are recorded too. */
+export type RecordedMessagesBody = Partial<MessageCreateParamsBase> & Record<string, unknown>;
+
+/** One request the fake received, with helpers to read what the model was shown. */
+export class RecordedAnthropicRequest {
+  constructor(
+    /** 1-based position since start or the last reset. */
+    readonly number: number,
+    readonly method: string,
+    readonly path: string,
+    /** Header names lowercased; repeated headers joined with ", ". */
+    readonly headers: Record<string, string>,
+    /** Parsed JSON body ({} when the body was not a JSON object). */
+    readonly body: RecordedMessagesBody,
+    readonly receivedAt: Date,
+  ) {}
+
+  /** The system prompt as one string: the `system` parameter (string or text blocks) and any role "system" messages. */
+  systemText(): string {
+    const parts = [textOf(this.body.system)];
+    for (const message of this.messages()) {
+      if (message.role === 'system') parts.push(textOf(message.content));
+    }
+    return parts.filter((part) => part.length > 0).join('\n');
+  }
+
+  /**
+   * The text of the latest user message that has any, skipping messages that only carry
+   * tool results: in a tool loop this is still what the person said. '' when there is none.
+   */
+  lastUserText(): string {
+    const messages = this.messages();
+    for (let index = messages.length - 1; index >= 0; index -= 1) {
+      const message = messages[index];
+      if (message?.role !== 'user') continue;
+      const text = textOf(message.content);
+      if (text.length > 0) return text;
+    }
+    return '';
+  }
+
+  /** The names of the tools offered, in order. */
+  toolNames(): string[] {
+    const tools: unknown[] = Array.isArray(this.body.tools) ? this.body.tools : [];
+    return tools.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : []));
+  }
+
+  /**
+   * Everything the model was shown as one string: the system prompt, then every message's text,
+   * tool_result content and tool_use input (as JSON). For asserting what the model was NOT shown.
+   */
+  allText(): string {
+    const parts = [textOf(this.body.system)];
+    for (const message of this.messages()) parts.push(allTextOf(message.content));
+    return parts.filter((part) => part.length > 0).join('\n');
+  }
+
+  private messages(): MessageParam[] {
+    return Array.isArray(this.body.messages) ? this.body.messages : [];
+  }
+}
+
+const defaultErrorTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+const defaultErrorMessages: Record<string, string> = {
+  invalid_request_error: 'Invalid request',
+  authentication_error: 'invalid x-api-key',
+  rate_limit_error: 'Number of requests has exceeded your rate limit',
+  api_error: 'Internal server error',
+  overloaded_error: 'Overloaded',
+};
+
+interface PlannedAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * A local stand-in for the Anthropic Messages API (POST /v1/messages, non-streaming), for running
+ * the real @anthropic-ai/sdk against. Answers are scripted per request; an unscripted request gets
+ * a 500 so a test that forgot to script fails loudly instead of hanging.
+ */
+export class FakeAnthropicServer {
+  /** Every request received since start or the last reset, in order. */
+  readonly requests: RecordedAnthropicRequest[] = [];
+
+  private readonly queue: ScriptedAnthropicResponse[] = [];
+  private fallback: ScriptedAnthropicResponse = unscripted;
+  private readonly events = new EventEmitter();
+  // Delayed answers still waiting, so close() can cancel them instead of leaving timers behind.
+  private readonly delays = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly server: Server,
+    /** Base URL to give the SDK as `baseURL`, e.g. http://127.0.0.1:54321. */
+    readonly url: string,
+  ) {
+    // Any number of tests may wait at once; the default limit of 10 would only produce warnings.
+    this.events.setMaxListeners(0);
+  }
+
+  /** Starts a server on 127.0.0.1 on a free port. */
+  static async start(): Promise<FakeAnthropicServer> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const fake = new FakeAnthropicServer(server, `http://127.0.0.1:${port}`);
+    server.on('request', (request, response) => fake.handle(request, response));
+    return fake;
+  }
+
+  /** Queues answers, consumed in order, one per valid request. */
+  enqueue(...responses: ScriptedAnthropicResponse[]): void {
+    this.queue.push(...responses);
+  }
+
+  /** What to answer once the queue is empty (by default, a 500 naming the unscripted request). */
+  setFallback(response: ScriptedAnthropicResponse): void {
+    this.fallback = response;
+  }
+
+  /** How many queued answers are left. */
+  pending(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves with `requests` once at least `count` arrived; rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedAnthropicRequest[]> {
+    if (this.requests.length >= count) return Promise.resolve(this.requests);
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (this.requests.length < count) return;
+        clearTimeout(timer);
+        this.events.off('request', check);
+        resolve(this.requests);
+      };
+      const timer = setTimeout(() => {
+        this.events.off('request', check);
+        reject(new Error(`FakeAnthropicServer: expected ${count} request(s) within ${timeoutMs} ms, got ${this.requests.length}`));
+      }, timeoutMs);
+      this.events.on('request', check);
+    });
+  }
+
+  /** Forgets recorded requests and queued answers, and restores the default fallback. */
+  reset(): void {
+    this.requests.length = 0;
+    this.queue.length = 0;
+    this.fallback = unscripted;
+  }
+
+  /** Stops the server, cutting hanging and kept-alive connections and cancelling delayed answers. */
+  async close(): Promise<void> {
+    for (const delay of this.delays) clearTimeout(delay);
+    this.delays.clear();
+    const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      this.route(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
+        // A throwing script is a test bug; answer it as a 500 so the SDK call fails with the reason.
+        const message = `FakeAnthropicServer: scripted response failed: ${error instanceof Error ? error.message : String(error)}`;
+        send(response, errorAnswer({ status: 500, message }));
+      });
+    });
+    // A client that gives up mid-request is not the fake's problem; without a listener it would crash the process.
+    request.on('error', () => undefined);
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse, rawBody: string): Promise<void> {
+    const path = new URL(request.url ?? '/', this.url).pathname;
+    const parsed = parseJson(rawBody);
+    const recorded = new RecordedAnthropicRequest(
+      this.requests.length + 1,
+      request.method ?? 'GET',
+      path,
+      flattenHeaders(request),
+      isRecord(parsed) ? (parsed as RecordedMessagesBody) : {},
+      new Date(),
+    );
+    // Recorded before answering, so a client that awaited the SDK call always finds it here.
+    this.requests.push(recorded);
+    this.events.emit('request');
+
+    const invalid = validate(request.method, path, parsed);
+    if (invalid) {
+      send(response, errorAnswer(invalid));
+      return;
+    }
+    const scripted = this.queue.shift() ?? this.fallback;
+    await this.answer(response, recorded, scripted);
+  }
+
+  private async answer(response: ServerResponse, recorded: RecordedAnthropicRequest, scripted: ScriptedAnthropicResponse): Promise<void> {
+    if (typeof scripted === 'function') {
+      await this.answer(response, recorded, await scripted(recorded));
+      return;
+    }
+    if ('hang' in scripted) return; // closeAllConnections() in close(), or the client aborting, ends it.
+    if ('delayMs' in scripted) {
+      const delay = setTimeout(() => {
+        this.delays.delete(delay);
+        // The client may have timed out meanwhile; answering a closed socket would only throw.
+        if (response.destroyed) return;
+        this.answer(response, recorded, scripted.then).catch((error: unknown) => {
+          send(response, errorAnswer({ status: 500, message: `FakeAnthropicServer: ${String(error)}` }));
+        });
+      }, scripted.delayMs);
+      this.delays.add(delay);
+      return;
+    }
+    if ('error' in scripted) {
+      send(response, errorAnswer(scripted.error));
+      return;
+    }
+    send(response, { status: 200, body: buildMessage(recorded, scripted), headers: { 'request-id': requestId() } });
+  }
+}
+
+/** The default fallback: fail loudly, naming the request nobody scripted. */
+const unscripted: ScriptedAnthropicResponseFunction = (request) => ({
+  error: { status: 500, type: 'api_error', message: `FakeAnthropicServer: no scripted response for request #${request.number}` },
+});
+
+/** Checks what the real API would refuse before it ever reached a model. */
+function validate(method: string | undefined, path: string, body: unknown): ScriptedErrorResponse['error'] | undefined {
+  if (method !== 'POST' || path !== '/v1/messages') {
+    return { status: 404, type: 'not_found_error', message: `FakeAnthropicServer: no route for ${method} ${path}` };
+  }
+  if (!isRecord(body)) return { status: 400, message: 'FakeAnthropicServer: the body must be a JSON object' };
+  if (body.stream === true) {
+    return { status: 400, message: 'FakeAnthropicServer: streaming is not supported by the fake; call messages.create without stream: true' };
+  }
+  if (typeof body.model !== 'string') return { status: 400, message: 'model: Field required' };
+  if (typeof body.max_tokens !== 'number') return { status: 400, message: 'max_tokens: Field required' };
+  if (!Array.isArray(body.messages)) return { status: 400, message: 'messages: Field required' };
+  return undefined;
+}
+
+function buildMessage(
+  recorded: RecordedAnthropicRequest,
+  scripted: ScriptedTextResponse | ScriptedToolCallsResponse | ScriptedContentResponse,
+): Message {
+  let content: ScriptedContentBlock[];
+  let stopReason: string;
+  if ('content' in scripted) {
+    content = scripted.content;
+    stopReason = scripted.stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn');
+  } else if ('toolCalls' in scripted) {
+    const toolUses = scripted.toolCalls.map(
+      (call): ToolUseBlock => ({ type: 'tool_use', id: call.id ?? 'toolu_' + randomBytes(12).toString('hex'), name: call.name, input: call.input, caller: { type: 'direct' } }),
+    );
+    content = scripted.text === undefined ? toolUses : [textBlock(scripted.text), ...toolUses];
+    stopReason = 'tool_use';
+  } else {
+    content = [textBlock(scripted.text)];
+    stopReason = 'end_turn';
+  }
+  const { system, messages, tools } = recorded.body;
+  const usage: Usage = {
+    input_tokens: Math.ceil(JSON.stringify({ system, messages, tools }).length / 4),
+    output_tokens: Math.ceil(outputLength(content) / 4),
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation: null,
+    inference_geo: null,
+    output_tokens_details: null,
+    server_tool_use: null,
+    service_tier: 'standard',
+    speed: null,
+    ...scripted.usage,
+  };
+  return {
+    id: 'msg_' + randomBytes(12).toString('hex'),
+    type: 'message',
+    role: 'assistant',
+    model: recorded.body.model ?? 'unknown',
+    // Scripted raw blocks are sent as written; the cast only tells the compiler the test knows what it sends.
+    content: content as ContentBlock[],
+    stop_reason: stopReason as StopReason,
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+    usage,
+  };
+}
+
+function textBlock(text: string): TextBlock {
+  return { type: 'text', text, citations: null };
+}
+
+function outputLength(content: ScriptedContentBlock[]): number {
+  return content.reduce((total, block) => {
+    if (block.type === 'text' && typeof block.text === 'string') return total + block.text.length;
+    if (block.type === 'tool_use') return total + JSON.stringify(block.input ?? null).length;
+    return total;
+  }, 0);
+}
+
+function errorAnswer(error: ScriptedErrorResponse['error']): PlannedAnswer {
+  const type = error.type ?? defaultErrorTypes[error.status] ?? 'api_error';
+  const id = requestId();
+  const headers: Record<string, string> = { 'request-id': id };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.shouldRetry !== undefined) headers['x-should-retry'] = String(error.shouldRetry);
+  return {
+    status: error.status,
+    body: { type: 'error', error: { type, message: error.message ?? defaultErrorMessages[type] ?? type }, request_id: id },
+    headers,
+  };
+}
+
+function send(response: ServerResponse, answer: PlannedAnswer): void {
+  if (response.destroyed || response.headersSent) return;
+  const payload = JSON.stringify(answer.body);
+  response.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...answer.headers,
+  });
+  response.end(payload);
+}
+
+function requestId(): string {
+  return 'req_' + randomBytes(12).toString('hex');
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Text of a string or of the text blocks in a block array. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .flatMap((block: unknown) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join('\n');
+}
+
+/** Text, tool_result content and tool_use input of a message's content. */
+function allTextOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .flatMap((block: unknown): string[] => {
+      if (!isRecord(block)) return [];
+      if (block.type === 'text' && typeof block.text === 'string') return [block.text];
+      if (block.type === 'tool_result') return [textOf(block.content)];
+      if (block.type === 'tool_use') return [JSON.stringify(block.input ?? null)];
+      return [];
+    })
+    .filter((part) => part.length > 0)
+    .join('\n');
+}

@@ -1,0 +1,150 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import twilio from 'twilio';
+import { createTwilioClient, redirectTwilioUri } from '../../src/channels/twilio-request-client.js';
+import { FakeTwilioServer } from './fake-twilio-server.js';
+
+const to = '+15555550100';
+const from = '+15555550199';
+
+describe('redirectTwilioUri', () => {
+  const twilioUri = 'https://api.twilio.com/2010-04-01/Accounts/AC123/Messages.json?PageSize=20';
+
+  it('replaces scheme, host and port and keeps path and query', () => {
+    expect(redirectTwilioUri(twilioUri, 'http://127.0.0.1:4010')).toBe('http://127.0.0.1:4010/2010-04-01/Accounts/AC123/Messages.json?PageSize=20');
+  });
+
+  it('puts a base path in front of the original path, with or without a trailing slash', () => {
+    const expected = 'http://127.0.0.1:4010/twilio/2010-04-01/Accounts/AC123/Messages.json?PageSize=20';
+    expect(redirectTwilioUri(twilioUri, 'http://127.0.0.1:4010/twilio')).toBe(expected);
+    expect(redirectTwilioUri(twilioUri, 'http://127.0.0.1:4010/twilio/')).toBe(expected);
+  });
+
+  it('redirects other Twilio product hosts too', () => {
+    expect(redirectTwilioUri('https://messaging.twilio.com/v1/Services', 'https://twilio.example.test')).toBe('https://twilio.example.test/v1/Services');
+  });
+});
+
+describe('FakeTwilioServer with the real twilio SDK', () => {
+  let fake: FakeTwilioServer;
+  let client: ReturnType<typeof createTwilioClient>;
+
+  beforeAll(async () => {
+    fake = await FakeTwilioServer.start();
+    client = createTwilioClient({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url });
+  });
+
+  afterEach(() => fake.reset());
+
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('accepts a message and records it', async () => {
+    const message = await client.messages.create({ to, from, body: 'Hello from Herald', statusCallback: 'https://herald.test/status' });
+
+    expect(message.sid).toMatch(/^SM[0-9a-f]{32}$/);
+    expect(message.status).toBe('queued');
+    expect(message.accountSid).toBe(fake.accountSid);
+    expect(message.numSegments).toBe('1');
+    expect(message.dateCreated).toBeInstanceOf(Date);
+    expect(Number.isNaN(message.dateCreated.getTime())).toBe(false);
+    expect(fake.messages).toEqual([
+      expect.objectContaining({ sid: message.sid, to, from, body: 'Hello from Herald', statusCallback: 'https://herald.test/status', contentSid: null }),
+    ]);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]).toMatchObject({ method: 'POST', username: fake.accountSid, status: 201 });
+    expect(fake.requests[0]?.params).toMatchObject({ To: to, From: from, Body: 'Hello from Herald' });
+  });
+
+  it('accepts a WhatsApp template sent with ContentSid and no body', async () => {
+    await client.messages.create({
+      to: `whatsapp:${to}`,
+      messagingServiceSid: 'MG' + '1'.repeat(32),
+      contentSid: 'HX' + '2'.repeat(32),
+      contentVariables: JSON.stringify({ 1: 'dentist' }),
+    });
+
+    expect(fake.messages[0]).toMatchObject({
+      to: `whatsapp:${to}`,
+      from: null,
+      body: null,
+      contentSid: 'HX' + '2'.repeat(32),
+      contentVariables: '{"1":"dentist"}',
+      messagingServiceSid: 'MG' + '1'.repeat(32),
+    });
+  });
+
+  it('fetches a sent message back', async () => {
+    const sent = await client.messages.create({ to, from, body: 'fetch me' });
+    const fetched = await client.messages(sent.sid).fetch();
+    expect(fetched.body).toBe('fetch me');
+  });
+
+  it('surfaces a queued 429 as a RestException, without the SDK retrying', async () => {
+    fake.failNext({ status: 429, code: 20429, retryAfterSeconds: 1 });
+
+    const error: unknown = await client.messages.create({ to, from, body: 'hi' }).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(twilio.RestException);
+    expect(error).toMatchObject({ status: 429, code: 20429 });
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.messages).toHaveLength(0);
+  });
+
+  it('consumes queued failures in order, then behaves normally', async () => {
+    fake.failNext({ status: 400, code: 21610, message: 'Attempt to send to unsubscribed recipient' }, { status: 503 });
+
+    await expect(client.messages.create({ to, from, body: 'one' })).rejects.toMatchObject({
+      status: 400,
+      code: 21610,
+      message: 'Attempt to send to unsubscribed recipient',
+    });
+    await expect(client.messages.create({ to, from, body: 'two' })).rejects.toMatchObject({ status: 503, code: 20503 });
+    await expect(client.messages.create({ to, from, body: 'three' })).resolves.toMatchObject({ body: 'three' });
+    expect(fake.requests.map((request) => request.status)).toEqual([400, 503, 201]);
+  });
+
+  it('answers 401 with code 20003 to a wrong auth token', async () => {
+    const intruder = createTwilioClient({ accountSid: fake.accountSid, authToken: 'wrong', apiBaseUrl: fake.url });
+
+    await expect(intruder.messages.create({ to, from, body: 'hi' })).rejects.toMatchObject({ status: 401, code: 20003 });
+    expect(fake.messages).toHaveLength(0);
+  });
+
+  it('validates like Twilio: a body or ContentSid is required', async () => {
+    await expect(client.messages.create({ to, from })).rejects.toMatchObject({ status: 400, code: 21602 });
+  });
+
+  it('works behind a base URL with a path prefix', async () => {
+    const prefixed = createTwilioClient({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: `${fake.url}/twilio` });
+
+    await prefixed.messages.create({ to, from, body: 'prefixed' });
+
+    expect(fake.requests[0]?.path).toBe(`/twilio/2010-04-01/Accounts/${fake.accountSid}/Messages.json`);
+  });
+
+  it('hangs a request so the client timeout fires', async () => {
+    const impatient = createTwilioClient({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url, timeoutMs: 200 });
+    fake.hangNext();
+
+    const error: unknown = await impatient.messages.create({ to, from, body: 'never answered' }).catch((caught: unknown) => caught);
+
+    // The SDK does not wrap transport errors: a timeout is axios's own error.
+    expect(error).toMatchObject({ name: 'AxiosError', code: 'ECONNABORTED' });
+    expect(fake.requests[0]?.status).toBeNull();
+    // The hang was used up; the next request is answered.
+    await expect(impatient.messages.create({ to, from, body: 'answered' })).resolves.toMatchObject({ body: 'answered' });
+  });
+
+  it('waits for messages as they arrive', async () => {
+    const arrived = fake.waitForMessages(2);
+    await Promise.all([client.messages.create({ to, from, body: 'a' }), client.messages.create({ to, from, body: 'b' })]);
+
+    const messages = await arrived;
+    expect(messages.map((message) => message.body).sort()).toEqual(['a', 'b']);
+  });
+
+  it('rejects a wait that is not satisfied in time, saying what it saw', async () => {
+    await expect(fake.waitForRequests(1, 20)).rejects.toThrow('FakeTwilioServer: expected 1 request(s) within 20 ms, got 0');
+  });
+});

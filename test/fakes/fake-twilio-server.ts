@@ -1,0 +1,352 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One POST the fake received, with what it answered. */
+export interface RecordedTwilioRequest {
+  method: string;
+  /** The path as received, including any prefix in front of /2010-04-01. */
+  path: string;
+  /** Form parameters (To, From, Body…). A repeated key keeps its last value. */
+  params: Record<string, string>;
+  /** The HTTP Basic auth username, normally the account SID; undefined without Basic auth. */
+  username: string | undefined;
+  /** The status answered; null while the request is hanging (see hangNext). */
+  status: number | null;
+  receivedAt: Date;
+}
+
+/** A message the fake accepted (answered 201). */
+export interface SentTwilioMessage {
+  sid: string;
+  to: string;
+  from: string | null;
+  body: string | null;
+  statusCallback: string | null;
+  contentSid: string | null;
+  contentVariables: string | null;
+  messagingServiceSid: string | null;
+  dateCreated: Date;
+}
+
+/** A failure to answer instead of the normal behaviour, in Twilio's error shape. */
+export interface TwilioFailure {
+  status: number;
+  /** Twilio's error code (20429, 21610…); defaults by status where Twilio has an obvious one. */
+  code?: number;
+  message?: string;
+  /** Sent as a Retry-After header. */
+  retryAfterSeconds?: number;
+}
+
+/** Twilio's JSON error body, the "legacy" shape the SDK turns into a RestException. */
+interface TwilioErrorBody {
+  code: number | null;
+  message: string;
+  more_info: string;
+  status: number;
+}
+
+const apiVersion = '2010-04-01';
+// Any prefix may come before /2010-04-01 so a base URL with a path (http://host/twilio) can be tested end to end.
+const createMessagePath = /^(?:\/.*)?\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/;
+const fetchMessagePath = /^(?:\/.*)?\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\.json$/;
+
+const defaultCodes: Record<number, number> = { 401: 20003, 404: 20404, 429: 20429, 500: 20500, 503: 20503 };
+const defaultMessages: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Authenticate',
+  404: 'The requested resource was not found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/**
+ * A local stand-in for Twilio's Messages REST API, for running the real twilio SDK against.
+ * It checks Basic auth and the parameters Twilio checks, records every request, and can be told
+ * to fail or hang the next requests.
+ */
+export class FakeTwilioServer {
+  /** Every POST received since start or the last reset, in order. */
+  readonly requests: RecordedTwilioRequest[] = [];
+  /** Every message accepted with 201, in order. */
+  readonly messages: SentTwilioMessage[] = [];
+
+  private readonly failures: TwilioFailure[] = [];
+  private hangsLeft = 0;
+  // Full resources for GET …/Messages/:Sid.json, kept apart so `messages` stays easy to assert on.
+  private readonly resources = new Map<string, Record<string, unknown>>();
+  private readonly events = new EventEmitter();
+
+  private constructor(
+    private readonly server: Server,
+    /** Base URL to give the SDK, e.g. http://127.0.0.1:54321. */
+    readonly url: string,
+    readonly accountSid: string,
+    readonly authToken: string,
+  ) {
+    // Any number of tests may wait at once; the default limit of 10 would only produce warnings.
+    this.events.setMaxListeners(0);
+  }
+
+  /** Starts a server on 127.0.0.1 on a free port. */
+  static async start(options: { accountSid?: string; authToken?: string } = {}): Promise<FakeTwilioServer> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const fake = new FakeTwilioServer(
+      server,
+      `http://127.0.0.1:${port}`,
+      options.accountSid ?? 'AC' + '0'.repeat(32),
+      options.authToken ?? 'test-auth-token',
+    );
+    server.on('request', (request, response) => fake.handle(request, response));
+    return fake;
+  }
+
+  /**
+   * Queues failures, consumed one per message-create request in order before normal behaviour
+   * resumes, e.g. `failNext({ status: 429, code: 20429 })`. They take effect before auth and validation.
+   */
+  failNext(...failures: TwilioFailure[]): void {
+    this.failures.push(...failures);
+  }
+
+  /** The next `count` requests get no answer until close(), to exercise client timeouts. Hangs come before queued failures. */
+  hangNext(count = 1): void {
+    this.hangsLeft += count;
+  }
+
+  /** Resolves with `messages` once at least `count` were accepted; rejects after `timeoutMs`. */
+  waitForMessages(count: number, timeoutMs = 5000): Promise<SentTwilioMessage[]> {
+    return this.waitFor('message', () => this.messages, count, timeoutMs);
+  }
+
+  /** Resolves with `requests` once at least `count` arrived (hanging ones included); rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedTwilioRequest[]> {
+    return this.waitFor('request', () => this.requests, count, timeoutMs);
+  }
+
+  /** Forgets every request, message, queued failure and pending hang. */
+  reset(): void {
+    this.requests.length = 0;
+    this.messages.length = 0;
+    this.failures.length = 0;
+    this.hangsLeft = 0;
+    this.resources.clear();
+  }
+
+  /** Stops the server, cutting hanging and kept-alive connections so nothing waits on them. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private waitFor<T>(event: 'message' | 'request', items: () => T[], count: number, timeoutMs: number): Promise<T[]> {
+    if (items().length >= count) return Promise.resolve(items());
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (items().length < count) return;
+        clearTimeout(timer);
+        this.events.off(event, check);
+        resolve(items());
+      };
+      const timer = setTimeout(() => {
+        this.events.off(event, check);
+        reject(new Error(`FakeTwilioServer: expected ${count} ${event}(s) within ${timeoutMs} ms, got ${items().length}`));
+      }, timeoutMs);
+      this.events.on(event, check);
+    });
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => this.route(request, response, Buffer.concat(chunks).toString('utf8')));
+    // A client that gives up mid-request is not the fake's problem; without a listener it would crash the process.
+    request.on('error', () => undefined);
+  }
+
+  private route(request: IncomingMessage, response: ServerResponse, rawBody: string): void {
+    const path = new URL(request.url ?? '/', this.url).pathname;
+    if (request.method === 'GET') {
+      this.answerFetch(request, response, path);
+      return;
+    }
+    const recorded: RecordedTwilioRequest = {
+      method: request.method ?? 'POST',
+      path,
+      params: Object.fromEntries(new URLSearchParams(rawBody)),
+      username: parseBasicAuth(request.headers.authorization)?.username,
+      status: null,
+      receivedAt: new Date(),
+    };
+    const answer = this.decide(request, path, recorded.params);
+    if (answer === 'hang') {
+      this.record(recorded);
+      return;
+    }
+    recorded.status = answer.status;
+    // Recorded before the answer is written, so a client that awaited the SDK call always finds it here.
+    this.record(recorded);
+    if (answer.message) {
+      this.messages.push(answer.message);
+      this.events.emit('message');
+    }
+    sendJson(response, answer.status, answer.body, answer.headers);
+  }
+
+  private record(recorded: RecordedTwilioRequest): void {
+    this.requests.push(recorded);
+    this.events.emit('request');
+  }
+
+  private decide(
+    request: IncomingMessage,
+    path: string,
+    params: Record<string, string>,
+  ): 'hang' | { status: number; body: unknown; headers?: Record<string, string>; message?: SentTwilioMessage } {
+    const match = createMessagePath.exec(path);
+    if (request.method !== 'POST' || !match) return this.error({ status: 404, message: `No route for ${request.method} ${path}` });
+
+    if (this.hangsLeft > 0) {
+      this.hangsLeft -= 1;
+      return 'hang';
+    }
+    const failure = this.failures.shift();
+    if (failure) return this.error(failure);
+
+    const authFailure = this.checkAuth(request);
+    if (authFailure) return authFailure;
+    if (match[1] !== this.accountSid) {
+      return this.error({ status: 404, message: `The requested resource ${path} was not found` });
+    }
+    if (!params.To) return this.error({ status: 400, code: 21604, message: "A 'To' phone number is required." });
+    if (!params.From && !params.MessagingServiceSid) {
+      return this.error({ status: 400, code: 21603, message: "A 'From' phone number is required." });
+    }
+    if (!params.Body && !params.ContentSid && !params.MediaUrl) {
+      return this.error({ status: 400, code: 21602, message: 'Message body is required.' });
+    }
+    return this.accept(params);
+  }
+
+  private checkAuth(request: IncomingMessage): ReturnType<FakeTwilioServer['error']> | undefined {
+    const credentials = parseBasicAuth(request.headers.authorization);
+    if (credentials?.username === this.accountSid && credentials.password === this.authToken) return undefined;
+    return this.error({ status: 401, code: 20003, message: 'Authenticate' });
+  }
+
+  private accept(params: Record<string, string>): { status: number; body: unknown; message: SentTwilioMessage } {
+    const now = new Date();
+    const sid = 'SM' + randomBytes(16).toString('hex');
+    const uri = `/${apiVersion}/Accounts/${this.accountSid}/Messages/${sid}.json`;
+    const body = params.Body ?? '';
+    const resource = {
+      sid,
+      account_sid: this.accountSid,
+      to: params.To,
+      from: params.From ?? null,
+      body,
+      status: 'queued',
+      num_segments: String(countSegments(body)),
+      num_media: '0',
+      direction: 'outbound-api',
+      api_version: apiVersion,
+      date_created: toRfc2822(now),
+      date_updated: toRfc2822(now),
+      date_sent: null,
+      uri,
+      error_code: null,
+      error_message: null,
+      price: null,
+      price_unit: 'USD',
+      messaging_service_sid: params.MessagingServiceSid ?? null,
+      subresource_uris: { media: uri.replace(/\.json$/, '/Media.json') },
+    };
+    this.resources.set(sid, resource);
+    return {
+      status: 201,
+      body: resource,
+      message: {
+        sid,
+        to: params.To ?? '',
+        from: params.From ?? null,
+        body: params.Body ?? null,
+        statusCallback: params.StatusCallback ?? null,
+        contentSid: params.ContentSid ?? null,
+        contentVariables: params.ContentVariables ?? null,
+        messagingServiceSid: params.MessagingServiceSid ?? null,
+        dateCreated: now,
+      },
+    };
+  }
+
+  private answerFetch(request: IncomingMessage, response: ServerResponse, path: string): void {
+    const match = fetchMessagePath.exec(path);
+    const answer = !match
+      ? this.error({ status: 404, message: `No route for GET ${path}` })
+      : (this.checkAuth(request) ?? this.fetchResource(match[1] ?? '', match[2] ?? ''));
+    sendJson(response, answer.status, answer.body, answer.headers);
+  }
+
+  private fetchResource(accountSid: string, sid: string): { status: number; body: unknown; headers?: Record<string, string> } {
+    const resource = this.resources.get(sid);
+    if (accountSid !== this.accountSid || !resource) {
+      return this.error({ status: 404, message: `The requested resource /${apiVersion}/Accounts/${accountSid}/Messages/${sid}.json was not found` });
+    }
+    return { status: 200, body: resource };
+  }
+
+  private error(failure: TwilioFailure): { status: number; body: TwilioErrorBody; headers?: Record<string, string> } {
+    const code = failure.code ?? defaultCodes[failure.status] ?? null;
+    const body: TwilioErrorBody = {
+      code,
+      message: failure.message ?? defaultMessages[failure.status] ?? `HTTP ${failure.status}`,
+      more_info: code === null ? 'https://www.twilio.com/docs/errors' : `https://www.twilio.com/docs/errors/${code}`,
+      status: failure.status,
+    };
+    const headers = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : undefined;
+    return headers ? { status: failure.status, body, headers } : { status: failure.status, body };
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'Twilio-Request-Id': 'RQ' + randomBytes(16).toString('hex'),
+    ...headers,
+  });
+  response.end(payload);
+}
+
+function parseBasicAuth(header: string | undefined): { username: string; password: string } | undefined {
+  if (!header?.startsWith('Basic ')) return undefined;
+  const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
+  const separator = decoded.indexOf(':');
+  if (separator < 0) return { username: decoded, password: '' };
+  return { username: decoded.slice(0, separator), password: decoded.slice(separator + 1) };
+}
+
+/** Twilio's date format: "Tue, 05 Mar 2024 12:00:00 +0000". */
+function toRfc2822(date: Date): string {
+  return date.toUTCString().replace('GMT', '+0000');
+}
+
+/**
+ * Roughly how Twilio counts segments: plain ASCII is treated as GSM-7 (160 alone, 153 per part),
+ * anything else as UCS-2 (70 alone, 67 per part). Good enough for tests, not for billing.
+ */
+function countSegments(body: string): number {
+  if (body.length === 0) return 1;
+  const isGsm = /^[\x20-\x7E\n\r]*$/.test(body);
+  const single = isGsm ? 160 : 70;
+  const multi = isGsm ? 153 : 67;
+  return body.length <= single ? 1 : Math.ceil(body.length / multi);
+}

@@ -1,0 +1,176 @@
+import { Writable } from 'node:stream';
+import twilio from 'twilio';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
+import type { ModelClient } from '../../src/model/model-client.js';
+import type { MessageTransport } from '../../src/outbox/message-transport.js';
+import { createHerald, type Herald } from '../../src/runtime.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
+import { FakeTwilioServer } from '../fakes/fake-twilio-server.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export const PUBLIC_BASE_URL = 'https://herald.test';
+export const HERALD_SMS_NUMBER = '+15005550006';
+export const HERALD_WHATSAPP_NUMBER = 'whatsapp:+14155238886';
+
+/** Captured log lines, parsed. */
+export interface CapturedLogs {
+  lines: Array<Record<string, unknown> & { level: number; msg?: string }>;
+  text(): string;
+}
+
+/** Options for a test Herald. */
+export interface HarnessOptions {
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  model?: ModelClient;
+  transport?: MessageTransport;
+  database?: TestDatabase;
+  /** Start the queue and workers (default true). */
+  start?: boolean;
+  logLevel?: string;
+}
+
+/**
+ * A real Herald (real Postgres, real Fastify, real SDKs) against the fake Twilio and
+ * Anthropic servers: the network edge is the only thing faked.
+ */
+export class HeraldHarness {
+  private constructor(
+    readonly herald: Herald,
+    readonly config: Config,
+    readonly database: TestDatabase,
+    readonly twilio: FakeTwilioServer,
+    readonly anthropic: FakeAnthropicServer,
+    readonly logs: CapturedLogs,
+    private readonly ownsDatabase: boolean,
+  ) {}
+
+  static async start(options: HarnessOptions = {}): Promise<HeraldHarness> {
+    const [database, fakeTwilio, fakeAnthropic] = await Promise.all([
+      options.database ? Promise.resolve(options.database) : createTestDatabase(),
+      FakeTwilioServer.start(),
+      FakeAnthropicServer.start(),
+    ]);
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: options.logLevel ?? 'debug',
+      PUBLIC_BASE_URL,
+      TWILIO_ACCOUNT_SID: fakeTwilio.accountSid,
+      TWILIO_AUTH_TOKEN: fakeTwilio.authToken,
+      TWILIO_SMS_FROM: HERALD_SMS_NUMBER,
+      TWILIO_WHATSAPP_FROM: HERALD_WHATSAPP_NUMBER,
+      TWILIO_API_BASE_URL: fakeTwilio.url,
+      ANTHROPIC_API_KEY: 'test-anthropic-key',
+      ANTHROPIC_BASE_URL: fakeAnthropic.url,
+      ANTHROPIC_MAX_RETRIES: '0',
+      ANTHROPIC_TIMEOUT_MS: '5000',
+      OUTBOX_RETRY_BASE_MS: '5',
+      OUTBOX_RETRY_MAX_MS: '50',
+      DEFAULT_TIMEZONE: 'America/New_York',
+      ...options.env,
+    });
+    const logs = captureLogs();
+    const logger = createLogger({ level: config.logLevel, destination: logs.stream });
+    const herald = await createHerald({
+      config,
+      logger,
+      database,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.transport ? { transport: options.transport } : {}),
+      recoveryIntervalMs: 0,
+      pollingIntervalSeconds: 0.5,
+    });
+    if (options.start !== false) await herald.start();
+    return new HeraldHarness(herald, config, database, fakeTwilio, fakeAnthropic, logs.captured, !options.database);
+  }
+
+  /** Posts a signed inbound webhook, as Twilio would. */
+  async inbound(params: InboundParams, headers: Record<string, string> = {}) {
+    const form = inboundForm(params, this.twilio.accountSid);
+    return this.post('/twilio/messages', form, headers);
+  }
+
+  /** Posts a signed form to a webhook path. */
+  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+    const signature = twilio.getExpectedTwilioSignature(this.twilio.authToken, `${PUBLIC_BASE_URL}${path}`, form);
+    return this.herald.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature, ...headers },
+      payload: new URLSearchParams(form).toString(),
+    });
+  }
+
+  /** Waits until Twilio has accepted `count` messages in total; returns them. */
+  replies(count: number, timeoutMs = 10_000) {
+    return this.twilio.waitForMessages(count, timeoutMs);
+  }
+
+  /** Stops Herald, closes the fakes and drops the database. */
+  async close(): Promise<void> {
+    await this.herald.stop(0).catch(() => {});
+    await Promise.all([this.twilio.close(), this.anthropic.close()]);
+    if (this.ownsDatabase) await this.database.drop();
+  }
+}
+
+/** The fields a test sets on an inbound message. */
+export interface InboundParams {
+  from: string;
+  body?: string;
+  sid?: string;
+  to?: string;
+  numMedia?: number;
+  extra?: Record<string, string>;
+}
+
+let sidCounter = 0;
+
+/** A unique, valid-looking MessageSid. */
+export function messageSid(): string {
+  sidCounter += 1;
+  return `SM${process.pid.toString(16).padStart(8, '0')}${Date.now().toString(16).padStart(12, '0')}${sidCounter.toString(16).padStart(12, '0')}`;
+}
+
+/** The form Twilio posts for an inbound message. */
+export function inboundForm(params: InboundParams, accountSid: string): Record<string, string> {
+  const whatsapp = params.from.startsWith('whatsapp:');
+  return {
+    ToCountry: 'US',
+    SmsMessageSid: params.sid ?? messageSid(),
+    NumMedia: String(params.numMedia ?? 0),
+    MessageSid: params.sid ?? messageSid(),
+    AccountSid: accountSid,
+    From: params.from,
+    To: params.to ?? (whatsapp ? HERALD_WHATSAPP_NUMBER : HERALD_SMS_NUMBER),
+    Body: params.body ?? '',
+    NumSegments: '1',
+    ApiVersion: '2010-04-01',
+    ...params.extra,
+  };
+}
+
+function captureLogs(): { stream: Writable; captured: CapturedLogs } {
+  const lines: CapturedLogs['lines'] = [];
+  let raw = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const text = chunk.toString();
+      raw += text;
+      for (const line of text.split('\n')) {
+        if (line.trim()) lines.push(JSON.parse(line));
+      }
+      callback();
+    },
+  });
+  return { stream, captured: { lines, text: () => raw } };
+}
+
+/** A logger whose output tests can read. */
+export function capturingLogger(level = 'debug'): { logger: Logger; logs: CapturedLogs } {
+  const { stream, captured } = captureLogs();
+  return { logger: createLogger({ level, destination: stream }), logs: captured };
+}
