@@ -109,7 +109,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     scheduler,
     ids,
     logger: logger.child({ component: 'turn-worker' }),
-    leaseMs: config.limits.planTimeoutMs + 60_000,
+    // Long enough for the longest turn plus delivery; a dead holder's lease lapses after it.
+    leaseMs: config.limits.planTimeoutMs + Math.min(15_000, config.limits.planTimeoutMs),
   });
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 

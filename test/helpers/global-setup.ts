@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureDatabase } from '../../src/db/database.js';
@@ -16,18 +18,21 @@ declare module 'vitest' {
 }
 
 let embedded: EmbeddedDatabaseServer | undefined;
+let temporaryDirectory: string | undefined;
 
 /**
  * Provides the tests' Postgres: TEST_DATABASE_URL or DATABASE_URL when set (any server
- * the user may create databases on), otherwise an embedded server under .data/ — the
- * same code path `npm start` uses. A template database is migrated once per run with
+ * the user may create databases on), otherwise a throwaway embedded server started by
+ * the same code `npm start` uses. A template database is migrated once per run with
  * Herald's own migrator; every test file clones it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const logger = createSilentLogger();
   let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!serverUrl) {
-    embedded = await startEmbeddedPostgres(path.resolve('.data/test-postgres'), logger);
+    // A throwaway cluster per run: concurrent runs never share (or stop) each other's server.
+    temporaryDirectory = await mkdtemp(path.join(tmpdir(), 'herald-test-pg-'));
+    embedded = await startEmbeddedPostgres(path.join(temporaryDirectory, 'data'), logger, { persistent: false });
     serverUrl = embedded.serverUrl;
   }
   const template = `herald_template_${process.pid}`;
@@ -45,5 +50,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await cleanup.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`).catch(() => {});
     await cleanup.end();
     await embedded?.stop();
+    if (temporaryDirectory) await rm(temporaryDirectory, { recursive: true, force: true });
   };
 }

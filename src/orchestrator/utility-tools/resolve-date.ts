@@ -1,5 +1,5 @@
 import * as chrono from 'chrono-node';
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
 import { z } from 'zod';
 import { defineTool, ok, toolError } from '../../tools/tool.js';
 import { formatIsoWithOffset, formattingLocale, invalidTimezoneMessage, isValidTimezone } from './time-context.js';
@@ -13,13 +13,17 @@ import { formatIsoWithOffset, formattingLocale, invalidTimezoneMessage, isValidT
  *    (chrono reads only "tomorrow"), weekdays (see {@link resolveWeekday}; chrono's "next"
  *    and "last" differ from Herald's rule, and with `forwardDate` it puts "last friday" in
  *    the future), and bare ordinals like "the 1st" (chrono finds nothing).
- * 3. Everything else goes to chrono-node with `forwardDate`, so "Dec 25" is the next one.
+ * 3. Everything else goes to chrono-node with `forwardDate`; a month and day without a year
+ *    ("Dec 25") is the next such date, today included.
  *
- * chrono-node is used only to read calendar fields (year, month, day, hour, minute) from the
- * text. Its own `Date` results are not trusted: its `timezone` reference accepts abbreviations
- * such as "PST" but silently ignores IANA names, and a numeric offset is fixed at the offset
- * of "now", so "tomorrow at 9am" across a DST change came out an hour off. The fields are
- * turned into moments with luxon in the user's IANA zone instead.
+ * chrono-node is used to read calendar fields (year, month, day, hour, minute) from the text;
+ * its own `Date` results are not trusted for wall-clock times. Its `timezone` reference
+ * accepts abbreviations such as "PST" but silently ignores IANA names (falling back to the
+ * server's zone), and a numeric offset stays fixed at the offset of "now", so "tomorrow at
+ * 9am" across a DST change came out an hour off. The fields are turned into moments with
+ * luxon in the user's IANA zone instead. Only a duration from now ("in 3 hours", "now") uses
+ * chrono's instant, which is zone-independent; a time that names its own zone ("3pm EST", an
+ * ISO `Z`) is built in that offset and converted to the user's zone.
  */
 
 /** Luxon weekday numbers (1 = Monday … 7 = Sunday) by English name and abbreviation. */
@@ -54,6 +58,13 @@ const weekThenWeekdayPattern = new RegExp(
 
 /** "the 1st", "on the 15th", "3rd" — a day of the month with no month named. */
 const ordinalDayPattern = /\b(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b/;
+
+/** Any English month name or abbreviation. */
+const monthNamePattern =
+  /\b(?:january|jan|february|feb|march|mar|april|apr|may|june|jun|july|jul|august|aug|september|sept|sep|october|oct|november|nov|december|dec)\b/;
+
+/** How far from today a resolved date may be before it is treated as a misreading. */
+const maximumYearsAway = 100;
 
 /** Phrases that name a span (a week, a month…) rather than a single day. */
 const spanPattern = /^(?:the\s+)?(?:this|next|last|coming|this coming|past|previous)?\s*(?:week|weekend|month|year)$/;
@@ -300,7 +311,8 @@ export function resolveWeekday(
  */
 function resolveOrdinalDay(normalized: string, today: DateTime): ResolvedDay | undefined {
   const match = ordinalDayPattern.exec(normalized);
-  if (!match) return undefined;
+  // With a month named ("31st of february") chrono owns the date; if it found none, neither do we.
+  if (!match || monthNamePattern.test(normalized)) return undefined;
   const dayOfMonth = Number(match[1]);
   if (dayOfMonth < 1 || dayOfMonth > 31) return undefined;
   const ordinal = `${dayOfMonth}${ordinalSuffix(dayOfMonth)}`;
@@ -367,6 +379,8 @@ function localDay(year: number, month: number, dayOfMonth: number, zone: DateTim
 interface WallTime {
   hour: number;
   minute: number;
+  /** Minutes east of UTC when the text named its own zone ("3pm EST", an ISO `Z`). */
+  offsetMinutes?: number;
   notes: string[];
 }
 
@@ -376,22 +390,84 @@ function wallTimeOf(result: chrono.ParsedResult | undefined): WallTime | undefin
   const minute = result.start.get('minute') ?? 0;
   const notes: string[] = [];
   const spelledTime = /\b(?:noon|midday|midnight|morning|afternoon|evening|night)\b/.test(result.text);
-  if (!result.start.isCertain('meridiem') && !spelledTime && hour >= 1 && hour <= 11) {
+  // "02:00" or an ISO timestamp is clearly a 24-hour time; only "at 3" or "10:30" is a guess.
+  const twentyFourHour = /\b0\d:\d{2}/.test(result.text) || result.tags().has('parser/ISOFormatParser');
+  if (!result.start.isCertain('meridiem') && !spelledTime && !twentyFourHour && hour >= 1 && hour <= 11) {
     const pad = (value: number): string => String(value).padStart(2, '0');
     notes.push(`No am/pm was given, so ${pad(hour)}:${pad(minute)} was assumed; it may mean ${pad(hour + 12)}:${pad(minute)}.`);
   }
-  return { hour, minute, notes };
+  const offsetMinutes = result.start.isCertain('timezoneOffset') ? result.start.get('timezoneOffset') ?? undefined : undefined;
+  return offsetMinutes === undefined ? { hour, minute, notes } : { hour, minute, offsetMinutes, notes };
 }
 
-/** Places a wall-clock time on a day in the user's zone, noting when DST skips that time. */
+/**
+ * Places a wall-clock time on a day in the user's zone (or in the zone the text named, then
+ * converted to the user's), noting when DST skips that time.
+ */
 function placeTime(day: DateTime, time: WallTime, notes: string[]): DateTime {
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  if (time.offsetMinutes !== undefined) {
+    return DateTime.fromObject(
+      { year: day.year, month: day.month, day: day.day, hour: time.hour, minute: time.minute },
+      { zone: FixedOffsetZone.instance(time.offsetMinutes) },
+    ).setZone(day.zone);
+  }
   const moment = day.set({ hour: time.hour, minute: time.minute, second: 0, millisecond: 0 });
   if (moment.hour !== time.hour || moment.minute !== time.minute) {
     notes.push(
-      `${String(time.hour).padStart(2, '0')}:${String(time.minute).padStart(2, '0')} does not exist on ${day.toFormat('yyyy-MM-dd')} in ${day.zoneName ?? 'this zone'} (clocks spring forward), so ${moment.toFormat('HH:mm')} was used.`,
+      `${pad(time.hour)}:${pad(time.minute)} does not exist on ${day.toFormat('yyyy-MM-dd')} in ${day.zoneName ?? 'this zone'} (clocks spring forward), so ${moment.toFormat('HH:mm')} was used.`,
     );
   }
   return moment;
+}
+
+/** A day found by one of the rules, with the notes explaining it. */
+type DayFinding = { day: DateTime; notes: string[] } | { error: string } | undefined;
+
+/** Finds the calendar day an expression names, ignoring any time of day. */
+function findDay(
+  expression: string,
+  normalized: string,
+  first: chrono.ParsedResult | undefined,
+  today: DateTime,
+  weekStartsOn: number,
+): DayFinding {
+  const dayShift = /\b(?:the\s+)?day after tomorrow\b|\bovermorrow\b/.test(normalized)
+    ? 2
+    : /\b(?:the\s+)?day before yesterday\b/.test(normalized) ? -2 : undefined;
+  if (dayShift !== undefined) return { day: today.plus({ days: dayShift }), notes: [] };
+
+  // Parts of today that chrono, with forwardDate, moves to tomorrow once they have begun.
+  if (/^(?:tonight|this (?:morning|afternoon|evening|night))$/.test(normalized)) return { day: today, notes: [] };
+
+  const relative = first?.tags().has('result/relativeDate') ?? false;
+  const weekQualified = weekdayThenWeekPattern.test(normalized) || weekThenWeekdayPattern.test(normalized);
+  if (first && first.start.isCertain('day') && !relative && !weekQualified) {
+    const month = first.start.get('month') ?? today.month;
+    const dayOfMonth = first.start.get('day') ?? today.day;
+    const day = first.start.isCertain('year')
+      ? localDay(first.start.get('year') ?? today.year, month, dayOfMonth, today.zone)
+      : nextOccurrenceOfMonthDay(month, dayOfMonth, today);
+    return day ? { day, notes: [] } : { error: notUnderstoodMessage(expression) };
+  }
+
+  // An ordinal first, so "friday the 13th" is a date and not just "friday".
+  const ordinal = resolveOrdinalDay(normalized, today);
+  if (ordinal) return ordinal;
+
+  const weekday = resolveWeekday(normalized, today, weekStartsOn);
+  if (weekday) return weekday;
+
+  // Relative days ("in 3 days", "in 2 months"): chrono's fields are the user's wall date.
+  if (first && relative) {
+    const day = localDay(first.start.get('year') ?? today.year, first.start.get('month') ?? today.month, first.start.get('day') ?? today.day, today.zone);
+    return day ? { day, notes: [] } : { error: notUnderstoodMessage(expression) };
+  }
+
+  if (first?.start.isCertain('month')) {
+    return { error: `"${expression}" names a month, not a single date; use resolve_time_range for it, or describe it in words in the plan.` };
+  }
+  return undefined;
 }
 
 /**
@@ -415,73 +491,38 @@ export function resolveDay(expression: string, now: DateTime, options: ResolveDa
 
   const results = parseWithChrono(normalized, now);
   const first = results[0];
-  const timed = results.find((result) => result.start.isCertain('hour'));
-  const time = wallTimeOf(timed);
+
+  // A duration from now ("in 3 hours", "in 30 minutes", "now"): chrono adds it to the
+  // instant, which is right in any zone; the result is re-expressed in the user's zone.
+  if (first?.tags().has('result/relativeDateAndTime') || first?.tags().has('casualReference/now')) {
+    const moment = DateTime.fromJSDate(first.start.date(), { zone: now.zone }).startOf('minute');
+    return { isError: false, day: moment.startOf('day'), moment, notes: [] };
+  }
+
+  const time = wallTimeOf(results.find((result) => result.start.isCertain('hour')));
   const notes: string[] = [...(time?.notes ?? [])];
-  const withTime = (day: DateTime, extraNotes: string[] = []): DayResolution => {
-    const allNotes = [...extraNotes, ...notes];
-    if (!time) return { isError: false, day, notes: allNotes };
-    return { isError: false, day, moment: placeTime(day, time, allNotes), notes: allNotes };
-  };
-
-  // An exact moment: "in 3 hours", "now", or a time with its own zone ("3pm EST",
-  // "2026-02-03T10:00:00Z"). chrono's instant is right here; it is re-expressed in the user's zone.
-  if (first && (first.tags().has('result/relativeDateAndTime') || first.start.isCertain('timezoneOffset'))) {
-    const hasDay = first.start.isCertain('day') || first.start.isCertain('weekday');
-    if (first.tags().has('result/relativeDateAndTime') || hasDay || first.start.isCertain('hour')) {
-      let moment = DateTime.fromJSDate(first.start.date(), { zone: now.zone });
-      if (!hasDay && moment < now) moment = moment.plus({ days: 1 });
-      return { isError: false, day: moment.startOf('day'), moment: moment.startOf('minute'), notes: [] };
-    }
+  const found = findDay(expression, normalized, first, today, weekStartsOn);
+  if (found && 'error' in found) return { isError: true, error: found.error };
+  // Nothing Herald plans for is centuries away; "in 100000 years" is a joke, not a date.
+  if (found && Math.abs(found.day.year - today.year) > maximumYearsAway) {
+    return { isError: true, error: `"${expression}" is more than ${maximumYearsAway} years away; describe it in words in the plan instead.` };
   }
 
-  const dayAfter = /\b(?:the\s+)?day after tomorrow\b|\bovermorrow\b/.test(normalized)
-    ? 2
-    : /\b(?:the\s+)?day before yesterday\b/.test(normalized) ? -2 : undefined;
-  if (dayAfter !== undefined) return withTime(today.plus({ days: dayAfter }));
-
-  // Parts of today that chrono, with forwardDate, moves to tomorrow once they have begun.
-  if (/^(?:tonight|this (?:morning|afternoon|evening|night))$/.test(normalized)) return withTime(today);
-
-  const explicitDay = first?.start.isCertain('day') && !first.tags().has('result/relativeDate');
-  const weekQualified = weekdayThenWeekPattern.test(normalized) || weekThenWeekdayPattern.test(normalized);
-  if (first && explicitDay && !weekQualified) {
-    const month = first.start.get('month') ?? today.month;
-    const dayOfMonth = first.start.get('day') ?? today.day;
-    const day = first.start.isCertain('year')
-      ? localDay(first.start.get('year') ?? today.year, month, dayOfMonth, now.zone)
-      : nextOccurrenceOfMonthDay(month, dayOfMonth, today);
-    if (!day) return { isError: true, error: notUnderstoodMessage(expression) };
-    return withTime(day);
-  }
-
-  // An ordinal first, so "friday the 13th" is a date and not just "friday".
-  const ordinal = resolveOrdinalDay(normalized, today);
-  if (ordinal) return withTime(ordinal.day, ordinal.notes);
-
-  const weekday = resolveWeekday(normalized, today, weekStartsOn);
-  if (weekday) return withTime(weekday.day, weekday.notes);
-
-  // Relative days ("in 3 days", "a week from today"): chrono's fields are the user's wall date.
-  if (first?.start.isCertain('day')) {
-    const day = localDay(first.start.get('year') ?? today.year, first.start.get('month') ?? today.month, first.start.get('day') ?? today.day, now.zone);
-    if (!day) return { isError: true, error: notUnderstoodMessage(expression) };
-    return withTime(day);
-  }
-
-  if (first?.start.isCertain('month')) {
-    return {
-      isError: true,
-      error: `"${expression}" names a month, not a single date; use resolve_time_range for it, or describe it in words in the plan.`,
-    };
+  if (found) {
+    const allNotes = [...found.notes, ...notes];
+    if (!time) return { isError: false, day: found.day, notes: allNotes };
+    const moment = placeTime(found.day, time, allNotes);
+    // A time in another zone can land on a different local day ("friday 11pm EST" in Jerusalem).
+    return { isError: false, day: moment.startOf('day'), moment, notes: allNotes };
   }
 
   // A time with no day: the next time the clock shows it.
   if (time) {
     const todayAtTime = placeTime(today, time, notes);
-    if (todayAtTime >= now.startOf('minute')) return { isError: false, day: today, moment: todayAtTime, notes };
+    if (todayAtTime >= now.startOf('minute')) return { isError: false, day: todayAtTime.startOf('day'), moment: todayAtTime, notes };
     notes.push('No day was given and that time has passed today, so it means tomorrow.');
-    return withTime(today.plus({ days: 1 }));
+    const tomorrowAtTime = placeTime(today.plus({ days: 1 }), time, notes);
+    return { isError: false, day: tomorrowAtTime.startOf('day'), moment: tomorrowAtTime, notes };
   }
 
   return { isError: true, error: notUnderstoodMessage(expression) };

@@ -192,6 +192,22 @@ describe('resolve_date other expressions', () => {
   it('re-expresses a moment with its own zone in the user zone', async () => {
     const output = outputOf(await resolveDate('2026-02-03T10:00:00Z', losAngeles, wednesday));
     expect(output).toMatchObject({ date: '2026-02-03', time: '02:00', iso: '2026-02-03T02:00:00-08:00' });
+    expect(output.note).toBeUndefined();
+    const previousDay = outputOf(await resolveDate('2026-02-03T02:00:00Z', losAngeles, wednesday));
+    expect(previousDay).toMatchObject({ date: '2026-02-02', iso: '2026-02-02T18:00:00-08:00' });
+  });
+
+  it('applies the weekday rule to a time in another zone, then converts it', async () => {
+    const output = outputOf(await resolveDate('next friday at 3pm est', losAngeles, wednesday));
+    expect(output).toMatchObject({ date: '2026-02-06', iso: '2026-02-06T12:00:00-08:00' });
+    // Friday 23:00 in New York is Saturday morning in Jerusalem.
+    const jerusalem = outputOf(await resolveDate('friday 11pm est', 'Asia/Jerusalem', wednesday));
+    expect(jerusalem).toMatchObject({ date: '2026-01-31', weekday: 'Saturday', iso: '2026-01-31T06:00:00+02:00' });
+  });
+
+  it('reads relative months and years from today', async () => {
+    expect(outputOf(await resolveDate('in a month', losAngeles, wednesday)).date).toBe('2026-02-28');
+    expect(outputOf(await resolveDate('in a year', losAngeles, wednesday)).date).toBe('2027-01-28');
   });
 });
 
@@ -303,7 +319,7 @@ describe('resolve_date Hebrew', () => {
 });
 
 describe('resolve_date failures', () => {
-  it.each(['sometime', 'blah', 'asap-ish', '🙂'])('"%s" is an error result that says to use words', async (expression) => {
+  it.each(['sometime', 'blah', 'asap-ish', '🙂', 'feb 30', '31st of february', 'the 45th'])('"%s" is an error result that says to use words', async (expression) => {
     const result = await resolveDate(expression, losAngeles, '2026-01-28T10:30:00');
     expect(result).toEqual({
       isError: true,
@@ -317,6 +333,11 @@ describe('resolve_date failures', () => {
       expect(result.isError).toBe(true);
       if (result.isError) expect(result.error).toContain('resolve_time_range');
     }
+  });
+
+  it('refuses dates centuries away', async () => {
+    const result = await resolveDate('in 100000 years', losAngeles, '2026-01-28T10:30:00');
+    expect(result.isError).toBe(true);
   });
 
   it('returns an error, not a throw, for an invalid time zone', async () => {

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** A Herald server (src/server.ts) running as a separate process, as in production. */
+export interface HeraldProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly baseUrl: string;
+  /** Every stdout line so far. */
+  readonly output: string[];
+  /** Resolves with the first output line matching `pattern`. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Kills with SIGKILL (a crash) and waits for the exit. */
+  crash(): Promise<void>;
+  /** SIGTERM and wait for a clean exit; resolves with the exit code. */
+  terminate(): Promise<number | null>;
+}
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+/**
+ * Starts `npm start`'s entry point in a child process with exactly `env` (plus PATH and
+ * HOME) and waits until it listens.
+ */
+export async function startHeraldProcess(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<HeraldProcess> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const onLine = (line: string) => {
+    output.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  const exited = once(child, 'exit');
+
+  const waitForOutput = (pattern: RegExp, timeoutMs = 15_000) => {
+    const seen = output.find((line) => pattern.test(line));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${output.join('\n')}`)), timeoutMs);
+      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      void exited.then(() => reject(new Error(`process exited before printing ${pattern}; output:\n${output.join('\n')}`)));
+    });
+  };
+  await waitForOutput(/Herald is listening/, readyTimeoutMs);
+  return {
+    child,
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+    output,
+    waitForOutput,
+    async crash() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async terminate() {
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      return code as number | null;
+    },
+  };
+}
