@@ -8,7 +8,12 @@ import type { Logger } from './logging/logger.js';
 import { AnthropicModel } from './model/anthropic-model.js';
 import type { ModelClient } from './model/model-client.js';
 import { UnconfiguredModel } from './model/unconfigured-model.js';
-import { orchestrate } from './orchestrator/orchestrate.js';
+import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
+import { PrismaPlanStore } from './orchestrator/plan-store.js';
+import { createAgentRegistry } from './agents/agent-registry.js';
+import { generalAgent } from './agents/general/general-agent.js';
+import { memoryAgent } from './agents/memory/memory-agent.js';
+import { FactService } from './memory/fact-service.js';
 import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
@@ -85,13 +90,16 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   });
   const inbound = new InboundService(prisma, users, scheduler, clock);
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
-  const orchestratorDeps = {
+  const facts = new FactService(prisma, clock);
+  const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
+    registry: createAgentRegistry([memoryAgent(facts), generalAgent]),
+    store: new PrismaPlanStore(prisma),
     clock,
     ids,
     logger: logger.child({ component: 'orchestrator' }),
-    limits: { planTimeoutMs: config.limits.planTimeoutMs, replyMaxTokens: config.limits.replyMaxTokens },
+    limits: config.limits,
   };
   const runner = new TurnRunner({
     prisma,

@@ -11,12 +11,14 @@ const replies = {
     noModel:
       "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
     mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
+    progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
   },
   he: {
     apology: 'סליחה, לא הצלחתי לטפל בזה כרגע. ההודעה שלך נשמרה; נסו שוב בעוד דקה.',
     timeout: 'סליחה, זה לקח לי יותר מדי זמן ועצרתי. נסו שוב, אולי בחלקים קטנים יותר.',
     noModel: 'Herald עדיין לא מחובר למודל הבינה המלאכותית (לא הוגדר ANTHROPIC_API_KEY), ולכן איני יכול לענות כראוי. ההודעה שלך נשמרה.',
     mediaOnly: 'בינתיים אני יכול לקרוא רק טקסט, אז לא ראיתי מה ששלחת. תוכלו לתאר את זה במילים?',
+    progress: 'אני על זה — זה לוקח קצת יותר זמן מהרגיל. אכתוב לכם ברגע שזה יסתיים.',
   },
 } as const;
 
@@ -39,4 +41,9 @@ export function apologyFor(blame: ErrorBlame): FallbackReply {
   if (blame === 'configuration') return 'noModel';
   if (blame === 'timeout') return 'timeout';
   return 'apology';
+}
+
+/** The one "on it" message sent while a long plan runs. */
+export function progressMessage(language: string | null, messageText = ''): string {
+  return fallbackReply('progress', language, messageText);
 }

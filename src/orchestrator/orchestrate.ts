@@ -1,74 +1,221 @@
+import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
-import { emptyUsage, responseText, type ModelClient, type TokenUsage } from '../model/model-client.js';
+import { CountingModel } from '../model/counting-model.js';
+import type { ModelClient, TokenUsage } from '../model/model-client.js';
 import type { Clock } from '../shared/clock.js';
-import { blameOf, describeError, ModelError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
+import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { apologyFor, fallbackReply } from './fallback-replies.js';
-import { conversationMessages } from './prompts/conversation-messages.js';
-import { orchestratorSystemPrompt } from './prompts/orchestrator-system-prompt.js';
+import { composeReply, replyWithoutComposing } from './composer.js';
+import { executePlan, timeoutSignal, type ExecutionOutcome } from './executor.js';
+import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
+import { logPlanEvent } from './plan-events.js';
+import type { ExecutionPlan } from './plan-state.js';
+import type { PlanStore } from './plan-store.js';
+import { planRound, type PlannerDependencies } from './planner.js';
+import { routeByPatterns, routingHintsSection } from './pre-router.js';
+import { replyLanguage } from './reply-language.js';
+
+/** The orchestrator's limits (DESIGN.md "Resolved constants"). */
+export interface OrchestratorLimits {
+  planTimeoutMs: number;
+  stepTimeoutMs: number;
+  stepMaxRetries: number;
+  maxReplans: number;
+  maxPlanSteps: number;
+  progressAfterMs: number;
+  replyMaxTokens: number;
+}
 
 /** What the orchestrator needs, all injected so tests drive it with fakes. */
 export interface OrchestratorDependencies {
   model: ModelClient;
   models: { planner: string; agent: string; composer: string };
+  registry: AgentRegistry;
+  store: PlanStore;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
-  limits: { planTimeoutMs: number; replyMaxTokens: number };
+  limits: OrchestratorLimits;
+}
+
+/** Per-turn options. */
+export interface OrchestrateOptions {
+  /** Aborted when the process shuts down. */
+  signal?: AbortSignal;
+  /** Sends a progress message now ("on it"), while the plan keeps running. */
+  onProgress?: (text: string) => Promise<void>;
 }
 
 /** The outcome of one turn: always a reply to send. */
 export interface OrchestratorResult {
   reply: string;
   status: 'succeeded' | 'failed';
-  failure?: { blame: ErrorBlame; message: string };
+  failure?: { blame: ErrorBlame | 'partial'; message: string };
+  planId: string;
+  /** How the turn was answered. */
+  path: 'direct' | 'plan' | 'clarification' | 'fallback';
   modelCalls: number;
   usage: TokenUsage;
 }
 
+const PLANNER_MAX_ITERATIONS = 4;
+const AGENT_MAX_ITERATIONS = 6;
+const COMPOSE_TIMEOUT_MS = 15_000;
+
 /**
- * Answers one turn. This is the "no plan needed" path: one model call with the composed
- * system prompt and the conversation window. It never throws for an expected failure:
- * a model that errors or times out yields a short apology, so the user is never left in
- * silence.
+ * Answers one turn (DESIGN.md "The orchestrator"): route and plan in one call — plain
+ * text is the direct reply — then execute the steps with sub-agents, verify, replan
+ * when needed, and compose one short reply. It never throws for an expected failure:
+ * whatever happens, the user gets a reply that says what worked and what did not.
  */
 export async function orchestrate(
   context: OrchestratorContext,
   deps: OrchestratorDependencies,
-  options: { signal?: AbortSignal } = {},
+  options: OrchestrateOptions = {},
 ): Promise<OrchestratorResult> {
-  const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id });
-  const timeout = AbortSignal.timeout(deps.limits.planTimeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const usage = emptyUsage();
-  let modelCalls = 0;
+  const model = new CountingModel(deps.model);
+  const planId = deps.ids.next('plan');
+  const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id, planId });
+  const planTimeout = timeoutSignal(deps.limits.planTimeoutMs, `the plan took longer than ${deps.limits.planTimeoutMs} ms`);
+  const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
+  const language = replyLanguage(context.user.language, context.message.text);
+  const totals = () => ({ modelCalls: model.calls, usage: model.usage });
+  const result = (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']): OrchestratorResult => ({
+    reply,
+    status,
+    path,
+    planId,
+    modelCalls: model.calls,
+    usage: model.usage,
+    ...(failure ? { failure } : {}),
+  });
+
+  await deps.store.planStarted({ planId, turnId: context.turnId, userId: context.user.id, startedAt: deps.clock.now() });
+  const progress = startProgressTimer(options.onProgress, deps.limits.progressAfterMs, context, logger);
+  const plannerDeps: PlannerDependencies = {
+    model,
+    plannerModel: deps.models.planner,
+    registry: deps.registry,
+    clock: deps.clock,
+    logger,
+    maxPlanSteps: deps.limits.maxPlanSteps,
+    maxIterations: PLANNER_MAX_ITERATIONS,
+    maxTokens: Math.max(deps.limits.replyMaxTokens, 2048),
+  };
   try {
-    modelCalls += 1;
-    const response = await deps.model.generate({
-      model: deps.models.planner,
-      purpose: 'reply',
-      system: orchestratorSystemPrompt(context, deps.clock.now()),
-      messages: conversationMessages(context),
-      maxTokens: deps.limits.replyMaxTokens,
-      temperature: 0,
+    const hints = routeByPatterns(context.message.text, deps.registry);
+    const planning = await planRound(context, plannerDeps, {
       signal,
+      stepsAllowed: deps.limits.maxPlanSteps,
+      turnSections: [routingHintsSection(hints)],
     });
-    Object.assign(usage, response.usage);
-    const reply = responseText(response);
-    if (!reply) throw new ModelError('the model answered with no text', 'behaviour');
-    logger.info({ modelCalls, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, 'turn answered');
-    return { reply, status: 'succeeded', modelCalls, usage };
-  } catch (caught) {
-    const error = timeout.aborted && !(caught instanceof TimeoutError) ? new TimeoutError('the turn took too long', { cause: caught }) : caught;
-    const blame = blameOf(error);
-    logger.warn({ blame, error: describeError(error), modelCalls }, 'turn failed; apologising');
-    return {
-      reply: fallbackReply(apologyFor(blame), context.user.language, context.message.text),
-      status: 'failed',
-      failure: { blame, message: describeError(error) },
-      modelCalls,
-      usage,
+    if (planning.kind === 'direct') {
+      logPlanEvent(logger, 'plan_answered_directly', { id: planId }, { modelCalls: model.calls });
+      await deps.store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
+      return result(planning.reply, 'succeeded', 'direct');
+    }
+    if (planning.kind === 'invalid') {
+      logPlanEvent(logger, 'plan_failed', { id: planId }, { reason: 'invalid plan' });
+      await deps.store.planFinished(planId, 'failed', totals(), deps.clock.now(), planning.error);
+      return result(fallbackReply('apology', context.user.language, context.message.text), 'failed', 'fallback', { blame: 'model', message: planning.error });
+    }
+
+    const plan: ExecutionPlan = {
+      id: planId,
+      goal: planning.plan.goal,
+      analysis: planning.plan.analysis,
+      responseHint: planning.plan.responseHint,
+      steps: planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending', retryCount: 0, version: 1 })),
+      status: 'executing',
+      version: 1,
+      errors: [],
+      createdAt: deps.clock.now(),
     };
+    logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent) });
+    await deps.store.planUpdated(plan, 'executing', totals());
+    const outcome = await executePlan(plan, context, language, signal, {
+      registry: deps.registry,
+      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS },
+      store: deps.store,
+      clock: deps.clock,
+      logger,
+      limits: deps.limits,
+      replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
+      totals,
+    });
+    return await finish(outcome, context, language, deps, model, options.signal, logger, result);
+  } catch (caught) {
+    const error = planTimeout.aborted && !(caught instanceof TimeoutError) ? new TimeoutError('the turn took too long', { cause: caught }) : caught;
+    const blame = blameOf(error);
+    logger.warn({ blame, error: describeError(error), modelCalls: model.calls }, 'planning failed; apologising');
+    logPlanEvent(logger, blame === 'timeout' ? 'plan_timeout' : 'plan_failed', { id: planId });
+    await deps.store.planFinished(planId, blame === 'timeout' ? 'timed_out' : 'failed', totals(), deps.clock.now(), describeError(error)).catch(() => {});
+    return result(fallbackReply(apologyFor(blame), context.user.language, context.message.text), 'failed', 'fallback', { blame, message: describeError(error) });
+  } finally {
+    progress.stop();
   }
+}
+
+/** Turns an execution outcome into the reply, composing only when needed. */
+async function finish(
+  outcome: ExecutionOutcome,
+  context: OrchestratorContext,
+  language: string,
+  deps: OrchestratorDependencies,
+  model: CountingModel,
+  shutdown: AbortSignal | undefined,
+  logger: Logger,
+  result: (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']) => OrchestratorResult,
+): Promise<OrchestratorResult> {
+  const { plan } = outcome;
+  const totals = { modelCalls: model.calls, usage: model.usage };
+  if (outcome.question) {
+    logPlanEvent(logger, 'plan_needs_clarification', plan);
+    await deps.store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
+    return result(outcome.question, 'succeeded', 'clarification');
+  }
+  let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
+  if (reply === undefined) {
+    // Composing gets its own short budget, so a timed-out plan still explains itself.
+    const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
+    reply = await composeReply(context, plan, language, { model, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
+      (error: unknown) => {
+        logger.warn({ error: describeError(error) }, 'composing failed; using a fallback reply');
+        return fallbackFor(plan, context);
+      },
+    );
+  }
+  const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
+  logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, { modelCalls: model.calls });
+  const failedSteps = plan.steps.filter((step) => step.status === 'failed' || step.status === 'skipped').length;
+  await deps.store.planFinished(plan.id, status, { modelCalls: model.calls, usage: model.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
+  if (status === 'completed' && failedSteps === 0) return result(reply, 'succeeded', 'plan');
+  const blame = status === 'timed_out' ? 'timeout' : 'partial';
+  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` });
+}
+
+/** A reply without the model: what finished steps said for themselves, or an apology. */
+function fallbackFor(plan: ExecutionPlan, context: OrchestratorContext): string {
+  const replies = plan.steps.flatMap((step) => (step.status === 'completed' && step.result?.output?.reply ? [step.result.output.reply] : []));
+  const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : 'apology', context.user.language, context.message.text);
+  return replies.length > 0 ? `${replies.join('\n')}\n${apology}` : apology;
+}
+
+/** Sends one "on it" message if the plan is still running after `progressAfterMs`. */
+function startProgressTimer(
+  onProgress: OrchestrateOptions['onProgress'],
+  afterMs: number,
+  context: OrchestratorContext,
+  logger: Logger,
+): { stop(): void } {
+  if (!onProgress) return { stop() {} };
+  const timer = setTimeout(() => {
+    logger.info({ afterMs }, 'plan still running; sending a progress message');
+    onProgress(progressMessage(context.user.language, context.message.text)).catch((error: unknown) =>
+      logger.warn({ error: describeError(error) }, 'progress message failed'),
+    );
+  }, afterMs);
+  timer.unref?.();
+  return { stop: () => clearTimeout(timer) };
 }

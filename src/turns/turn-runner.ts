@@ -14,7 +14,10 @@ import type { UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
 
 /** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
-export type Orchestrate = (context: OrchestratorContext, options: { signal: AbortSignal }) => Promise<OrchestratorResult>;
+export type Orchestrate = (
+  context: OrchestratorContext,
+  options: { signal: AbortSignal; onProgress: (text: string) => Promise<void> },
+) => Promise<OrchestratorResult>;
 
 /** What a turn needs. */
 export interface TurnRunnerDependencies {
@@ -143,7 +146,8 @@ export class TurnRunner {
         channel,
         messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
       });
-      const result = await this.deps.orchestrate(context, { signal });
+      const onProgress = (text: string) => this.sendProgress(turnId, userId, channel, batch[batch.length - 1]!, text);
+      const result = await this.deps.orchestrate(context, { signal, onProgress });
       return {
         reply: result.reply,
         status: result.status,
@@ -167,6 +171,21 @@ export class TurnRunner {
         outputTokens: 0,
       };
     }
+  }
+
+  /** Stages and delivers an "on it" message at once (this worker holds the user's lease). */
+  private async sendProgress(turnId: string, userId: string, channel: Channel, latest: Message, text: string): Promise<void> {
+    const { phone } = await this.deps.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } });
+    const staged = await this.deps.outbox.stage(this.deps.prisma, {
+      userId,
+      turnId,
+      kind: 'progress',
+      channel,
+      toAddress: addressFor(phone, channel),
+      fromAddress: latest.heraldAddress ?? undefined,
+      text,
+    });
+    await this.deps.outbox.flushGroup(staged.groupId);
   }
 
   private async handleKeyword(userId: string, keyword: KeywordCommand, message: Message, language: string | null): Promise<TurnOutcome> {

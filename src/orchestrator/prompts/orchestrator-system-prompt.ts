@@ -7,6 +7,8 @@ import { currentTimeSection, memorySection, onboardingSection, userContextSectio
 export interface StablePromptParts {
   /** Extra stable sections after the base instructions (agent descriptions, planning rules). */
   sections?: string[];
+  /** Extra per-turn sections (routing hints). */
+  turnSections?: Array<string | undefined>;
 }
 
 /**
@@ -21,6 +23,7 @@ export function orchestratorSystemPrompt(context: OrchestratorContext, now: Date
     userContextSection(context.user, context.channel),
     memorySection(context.facts),
     onboardingSection(context.user),
+    ...(stable.turnSections ?? []),
   ].filter((section): section is string => section !== undefined);
   return [
     { text: stableText, cache: true },

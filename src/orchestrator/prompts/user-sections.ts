@@ -21,7 +21,7 @@ export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp
 /** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml). */
 export function memorySection(facts: Fact[]): string {
   if (facts.length === 0) return '<user_memory>\n  (nothing saved yet)\n</user_memory>';
-  const lines = facts.map((fact) => `  <fact category="${escapeXml(fact.category)}">${escapeXml(fact.content)}</fact>`);
+  const lines = facts.map((fact) => `  <fact id="${escapeXml(fact.id)}" category="${escapeXml(fact.category)}">${escapeXml(fact.content)}</fact>`);
   return `<user_memory>\n${lines.join('\n')}\n</user_memory>`;
 }
 

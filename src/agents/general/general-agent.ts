@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineAgent } from '../agent-definition.js';
+
+/** general-agent: the fallback for requests no specialist fits (writing, explaining, advice). */
+export const generalAgent = defineAgent({
+  name: 'general-agent',
+  description:
+    'Answers questions and writes text that need no personal data or action: explanations, drafts, ideas, summaries, calculations, advice. The fallback when no specialist fits.',
+  capabilities: ['answer general questions', 'draft and rewrite text', 'brainstorm', 'explain'],
+  examples: ['Write a birthday message for my mom', 'What is the capital of Australia?', 'Give me three dinner ideas'],
+  triggers: { english: ['write', 'draft', 'explain', 'what is', 'how do', 'ideas for'], hebrew: ['תכתוב', 'תסביר', 'מה זה', 'איך', 'רעיונות'] },
+  priority: 10,
+  tools: [],
+  systemPrompt: `You are Herald's general agent. Do the task you are given well and concisely: the result will be sent by text message, so keep it short unless the task asks for length.
+When done, call complete_step once with a summary, and put the text for the user in "reply" if the task asks you to answer the user.`,
+  modelRole: 'agent',
+  maxTokens: 1024,
+  promptBudgetTokens: 4000,
+  outputData: z.object({ text: z.string().optional() }),
+});

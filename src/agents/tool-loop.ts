@@ -1,0 +1,168 @@
+import { addUsage, emptyUsage, toolCallsOf, responseText, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock } from '../model/model-client.js';
+import type { ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
+import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
+import { describeError, HeraldError } from '../shared/errors.js';
+
+/** One tool call as it happened, for verification and the step record. */
+export interface ToolCallRecord {
+  name: string;
+  input: unknown;
+  isError: boolean;
+  mutates: boolean;
+  /** The tool's output (success) or error message. */
+  result: unknown;
+}
+
+/** Why a tool loop ended. */
+export type ToolLoopStop =
+  /** The model called the finishing tool with valid input. */
+  | 'finished'
+  /** The model answered with text and no tool call. */
+  | 'text'
+  /** The same call with the same arguments twice in a row. */
+  | 'stalled'
+  /** The finishing tool was called with invalid input more often than allowed. */
+  | 'invalid_finish'
+  /** Too many model calls. */
+  | 'iteration_limit';
+
+/** What a tool loop produced. */
+export interface ToolLoopResult {
+  stop: ToolLoopStop;
+  /** The finishing tool's validated input, when `stop` is "finished". */
+  finish?: unknown;
+  /** Why the last finishing call was rejected, when `stop` is "invalid_finish". */
+  finishError?: string;
+  text: string;
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+  modelCalls: number;
+}
+
+/** What to run. */
+export interface ToolLoopOptions {
+  model: ModelClient;
+  request: Omit<ModelRequest, 'messages' | 'tools' | 'signal'>;
+  messages: ModelMessage[];
+  tools: ToolDefinition[];
+  /** A tool that ends the loop when called with valid input (its input is the result). */
+  finishTool?: ToolDefinition;
+  /** How many invalid finishing calls are sent back for correction before giving up (default: no limit). */
+  maxFinishRejections?: number;
+  toolContext: ToolContext;
+  maxIterations: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The agent loop: call the model, run the tools it asks for, give it the results, and
+ * repeat until it answers in text or calls the finishing tool. Only the listed tools can
+ * run (FR-4). Arguments are validated by each tool's zod schema before it runs; a tool
+ * that throws, or is given bad arguments, becomes an error result the model can react
+ * to. The same call with the same arguments twice in a row ends the loop as stalled.
+ */
+export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  if (options.finishTool) byName.set(options.finishTool.name, options.finishTool);
+  const specs = [...byName.values()].map(toolSpecOf);
+  const messages = [...options.messages];
+  const toolCalls: ToolCallRecord[] = [];
+  let usage = emptyUsage();
+  let modelCalls = 0;
+  let previousSignatures = new Set<string>();
+  let finishRejections = 0;
+  let lastFinishError: string | undefined;
+
+  while (modelCalls < options.maxIterations) {
+    options.signal?.throwIfAborted();
+    modelCalls += 1;
+    const response = await options.model.generate({ ...options.request, messages, tools: specs, ...(options.signal ? { signal: options.signal } : {}) });
+    usage = addUsage(usage, response.usage);
+    const calls = toolCallsOf(response);
+    const text = responseText(response);
+    if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls };
+
+    const signatures = new Set(calls.map((call) => `${call.name}:${stableJson(call.input)}`));
+    if (calls.every((call) => previousSignatures.has(`${call.name}:${stableJson(call.input)}`))) {
+      return { stop: 'stalled', text, toolCalls, usage, modelCalls };
+    }
+    previousSignatures = signatures;
+
+    const results: ToolResultBlock[] = [];
+    let finish: { input: unknown } | undefined;
+    // Domain tools first, in the order asked; the finishing call is judged after them,
+    // so a report written alongside its actions is checked against their outcomes.
+    for (const call of calls) {
+      if (call.name === options.finishTool?.name) continue;
+      const outcome = await runOne(byName.get(call.name), call.name, call.input, options);
+      toolCalls.push(outcome.record);
+      results.push({ type: 'tool_result', toolUseId: call.id, content: outcome.content, isError: outcome.record.isError });
+    }
+    for (const call of calls) {
+      if (call.name !== options.finishTool?.name) continue;
+      const parsed = options.finishTool.inputSchema.safeParse(call.input);
+      if (parsed.success && finish === undefined) {
+        finish = { input: parsed.data };
+        results.push({ type: 'tool_result', toolUseId: call.id, content: 'Recorded.' });
+      } else {
+        const message = parsed.success ? 'Report only once.' : `Invalid input: ${describeValidationError(parsed.error)}. Call ${call.name} again with corrected input.`;
+        if (!parsed.success) {
+          finishRejections += 1;
+          lastFinishError = describeValidationError(parsed.error);
+        }
+        results.push({ type: 'tool_result', toolUseId: call.id, content: message, isError: true });
+      }
+    }
+    if (finish) return { stop: 'finished', finish: finish.input, text, toolCalls, usage, modelCalls };
+    if (finishRejections > (options.maxFinishRejections ?? Number.POSITIVE_INFINITY)) {
+      return { stop: 'invalid_finish', finishError: lastFinishError ?? 'invalid input', text, toolCalls, usage, modelCalls };
+    }
+    messages.push({ role: 'assistant', content: response.content as ContentBlock[] });
+    messages.push({ role: 'user', content: results });
+  }
+  return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls };
+}
+
+async function runOne(
+  tool: ToolDefinition | undefined,
+  name: string,
+  input: unknown,
+  options: ToolLoopOptions,
+): Promise<{ record: ToolCallRecord; content: string }> {
+  if (!tool) {
+    const message = `The tool "${name}" is not available to you. Available: ${options.tools.map((candidate) => candidate.name).join(', ') || 'none'}.`;
+    return { record: { name, input, isError: true, mutates: false, result: message }, content: message };
+  }
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) {
+    const message = `Invalid arguments for ${name}: ${describeValidationError(parsed.error)}`;
+    return { record: { name, input, isError: true, mutates: tool.mutates, result: message }, content: message };
+  }
+  let result: ToolResult;
+  try {
+    result = await tool.run(parsed.data, options.toolContext);
+  } catch (error) {
+    // An unexpected throw is still the tool's failure, reported to the model, not a crash.
+    if (options.signal?.aborted) throw error;
+    const message = error instanceof HeraldError ? error.message : `The tool failed: ${describeError(error)}`;
+    options.toolContext.logger.warn({ tool: name, error: describeError(error) }, 'tool threw; returned to the model as an error result');
+    result = { isError: true, error: message };
+  }
+  if (result.isError) {
+    return { record: { name, input: parsed.data, isError: true, mutates: tool.mutates, result: result.error }, content: result.error };
+  }
+  return {
+    record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: result.output },
+    content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
+  };
+}
+
+/** JSON with sorted keys, so equal arguments compare equal. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([left], [right]) => left.localeCompare(right));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}

@@ -1,0 +1,46 @@
+import type { OrchestratorContext } from '../context/orchestrator-context.js';
+import { responseText, type ModelClient } from '../model/model-client.js';
+import { ModelError } from '../shared/errors.js';
+import type { ExecutionPlan } from './plan-state.js';
+import { composerSystemPrompt, compositionRequest } from './prompts/composer-prompt.js';
+
+/** What composing needs. */
+export interface ComposerDependencies {
+  model: ModelClient;
+  composerModel: string;
+  maxTokens: number;
+}
+
+/**
+ * When no model call is needed: a single step that succeeded and already wrote the
+ * user's reply is the reply. Returns undefined when the composer must run.
+ */
+export function replyWithoutComposing(plan: ExecutionPlan): string | undefined {
+  const executed = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'skipped');
+  if (executed.length !== 1 || plan.steps.length !== 1) return undefined;
+  const only = executed[0]!;
+  return only.status === 'completed' ? only.result?.output?.reply : undefined;
+}
+
+/** One model call writing the reply: short, in the user's language, honest about failures. */
+export async function composeReply(
+  context: OrchestratorContext,
+  plan: ExecutionPlan,
+  replyLanguage: string,
+  deps: ComposerDependencies,
+  signal: AbortSignal,
+  endedBy?: string,
+): Promise<string> {
+  const response = await deps.model.generate({
+    model: deps.composerModel,
+    purpose: 'composer',
+    system: composerSystemPrompt(context.user, replyLanguage),
+    messages: [{ role: 'user', content: compositionRequest(context.message.text, plan, endedBy) }],
+    maxTokens: deps.maxTokens,
+    temperature: 0,
+    signal,
+  });
+  const text = responseText(response);
+  if (!text) throw new ModelError('the composer answered with no text', 'behaviour');
+  return text;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/** One step as the planner writes it. */
+export const plannedStepSchema = z.object({
+  id: z.string().trim().min(1).max(40).describe('Short unique id, e.g. "step_1"'),
+  agent: z.string().trim().min(1).max(60).describe('Exactly one agent name from <available_agents>'),
+  task: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe('What the agent must do, self-contained, with dates/times already resolved and relevant preferences from memory included'),
+  dependsOn: z.array(z.string()).max(10).optional().describe('Ids of earlier steps whose results this step needs'),
+});
+
+/**
+ * The plan: the input of the planner's `create_plan` tool. Validated on the way back,
+ * so a malformed plan is caught before anything runs.
+ */
+export const planSchema = z.object({
+  analysis: z.string().trim().max(2000).describe('Brief analysis of what the user wants'),
+  resolvedValues: z
+    .object({
+      dates: z.record(z.string(), z.string()).optional(),
+      timeRanges: z.record(z.string(), z.unknown()).optional(),
+    })
+    .catchall(z.unknown())
+    .optional()
+    .describe('Relative dates/times you resolved, e.g. { "dates": { "friday": "2026-01-30" } }'),
+  goal: z.string().trim().min(1).max(500).describe('What the plan accomplishes, in one line'),
+  steps: z.array(plannedStepSchema).min(1).max(20).describe('Ordered steps; they run one at a time, in this order'),
+  responseHint: z.string().trim().max(1000).optional().describe('How to present the results to the user'),
+});
+
+export type PlannedStep = z.infer<typeof plannedStepSchema>;
+export type Plan = z.infer<typeof planSchema>;
+
+/** An item an agent says it created, changed or deleted. */
+export const changedItemSchema = z.object({
+  id: z.string().optional(),
+  description: z.string().max(500),
+});
+
+/**
+ * What every sub-agent reports when it finishes (the input of its `complete_step` tool).
+ * Agents add their own `data`; the envelope is what the orchestrator acts on.
+ */
+export function agentOutputSchema<Data extends z.ZodType>(data: Data) {
+  return z.object({
+    summary: z.string().trim().min(1).max(2000).describe('What you did and found, factually, for the orchestrator'),
+    reply: z
+      .string()
+      .trim()
+      .max(1600)
+      .optional()
+      .describe('Only if asked to write the reply: a short message for the user, in their language'),
+    data: data.optional(),
+    created: z.array(changedItemSchema).optional().describe('Items you created in THIS step (each one a successful tool call)'),
+    updated: z.array(changedItemSchema).optional().describe('Items you changed in THIS step'),
+    deleted: z.array(changedItemSchema).optional().describe('Items you deleted in THIS step'),
+    isEmpty: z.boolean().optional().describe('True when a lookup found nothing'),
+    needsReplan: z.boolean().optional().describe('True when the plan cannot work as written'),
+    replanReason: z.string().max(500).optional(),
+    needsClarification: z.boolean().optional().describe('True when you cannot proceed without asking the user'),
+    question: z.string().max(500).optional().describe('The one clear question to ask the user'),
+  });
+}
+
+/** The envelope with untyped data, as the executor reads any agent's output. */
+export const anyAgentOutputSchema = agentOutputSchema(z.unknown());
+export type AgentOutput = z.infer<typeof anyAgentOutputSchema>;

@@ -1,0 +1,53 @@
+import type { TokenUsage } from '../model/model-client.js';
+import type { ErrorBlame } from '../shared/errors.js';
+import type { ToolCallRecord } from '../agents/tool-loop.js';
+import type { AgentOutput } from './plan-schema.js';
+
+/** Where a step is (seed 000 "Plan Step States"), plus `skipped` for steps never reached. */
+export type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+
+/** A step's outcome. */
+export interface StepResult {
+  success: boolean;
+  output?: AgentOutput;
+  error?: string;
+  errorKind?: ErrorBlame | 'verification' | 'stalled';
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+  modelCalls: number;
+  durationMs: number;
+}
+
+/** A step in the running plan. */
+export interface PlanStep {
+  id: string;
+  agent: string;
+  task: string;
+  dependsOn: string[];
+  status: StepStatus;
+  retryCount: number;
+  /** Which plan version added it. */
+  version: number;
+  result?: StepResult;
+}
+
+/** The plan being executed (seed 000 ExecutionPlan). */
+export interface ExecutionPlan {
+  id: string;
+  goal: string;
+  analysis: string;
+  responseHint?: string | undefined;
+  steps: PlanStep[];
+  status: 'executing' | 'replanning' | 'completed' | 'failed' | 'timed_out' | 'needs_clarification';
+  /** 1 for the first plan; +1 per replan. */
+  version: number;
+  errors: Array<{ stepId: string; error: string }>;
+  createdAt: Date;
+}
+
+/** Completed steps' outputs by step id (FR-5, CTX-5). */
+export function completedOutputs(plan: ExecutionPlan): Array<{ stepId: string; agent: string; output: AgentOutput }> {
+  return plan.steps.flatMap((step) =>
+    step.status === 'completed' && step.result?.output ? [{ stepId: step.id, agent: step.agent, output: step.result.output }] : [],
+  );
+}

@@ -1,0 +1,131 @@
+import type { Prisma, PlanRunStatus } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { TokenUsage } from '../model/model-client.js';
+import type { ExecutionPlan, PlanStep, StepResult } from './plan-state.js';
+
+/** Totals for a plan run so far. */
+export interface PlanTotals {
+  modelCalls: number;
+  usage: TokenUsage;
+}
+
+/**
+ * Where plan and step transitions are recorded for debugging (PlanRun / StepRun rows).
+ * Injected: tests use the in-memory store, production the Prisma one.
+ */
+export interface PlanStore {
+  planStarted(record: { planId: string; turnId: string; userId: string; startedAt: Date }): Promise<void>;
+  planUpdated(plan: ExecutionPlan, status: PlanRunStatus, totals: PlanTotals): Promise<void>;
+  planFinished(planId: string, status: PlanRunStatus, totals: PlanTotals, finishedAt: Date, error?: string, plan?: ExecutionPlan): Promise<void>;
+  stepStarted(planId: string, step: PlanStep, planVersion: number, startedAt: Date): Promise<void>;
+  stepFinished(planId: string, step: PlanStep, result: StepResult, finishedAt: Date): Promise<void>;
+  stepSkipped(planId: string, step: PlanStep, planVersion: number, at: Date): Promise<void>;
+}
+
+const stepRunId = (planId: string, step: PlanStep) => `${planId}:${step.id}:${step.retryCount}`;
+
+/** The plan's steps as stored JSON: ids, agents, tasks and statuses. */
+function stepsJson(plan: ExecutionPlan): Prisma.InputJsonValue {
+  return plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, status: step.status, retryCount: step.retryCount, version: step.version }));
+}
+
+/** Writes PlanRun / StepRun rows as the plan runs. */
+export class PrismaPlanStore implements PlanStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async planStarted(record: { planId: string; turnId: string; userId: string; startedAt: Date }): Promise<void> {
+    await this.prisma.planRun.create({ data: { id: record.planId, turnId: record.turnId, userId: record.userId, startedAt: record.startedAt } });
+  }
+
+  async planUpdated(plan: ExecutionPlan, status: PlanRunStatus, totals: PlanTotals): Promise<void> {
+    await this.prisma.planRun.update({
+      where: { id: plan.id },
+      data: {
+        status,
+        version: plan.version,
+        replans: plan.version - 1,
+        goal: plan.goal,
+        analysis: plan.analysis,
+        responseHint: plan.responseHint ?? null,
+        steps: stepsJson(plan),
+        ...totalsData(totals),
+      },
+    });
+  }
+
+  async planFinished(planId: string, status: PlanRunStatus, totals: PlanTotals, finishedAt: Date, error?: string, plan?: ExecutionPlan): Promise<void> {
+    await this.prisma.planRun.update({
+      where: { id: planId },
+      data: {
+        status,
+        finishedAt,
+        error: error?.slice(0, 2000) ?? null,
+        ...totalsData(totals),
+        ...(plan ? { steps: stepsJson(plan), version: plan.version, replans: plan.version - 1 } : {}),
+      },
+    });
+  }
+
+  async stepStarted(planId: string, step: PlanStep, planVersion: number, startedAt: Date): Promise<void> {
+    await this.prisma.stepRun.create({
+      data: { id: stepRunId(planId, step), planRunId: planId, stepId: step.id, agent: step.agent, task: step.task, planVersion, attempt: step.retryCount, startedAt },
+    });
+  }
+
+  async stepFinished(planId: string, step: PlanStep, result: StepResult, finishedAt: Date): Promise<void> {
+    await this.prisma.stepRun.update({
+      where: { id: stepRunId(planId, step) },
+      data: {
+        status: result.success ? 'completed' : 'failed',
+        output: (result.output ?? undefined) as Prisma.InputJsonValue | undefined,
+        error: result.error?.slice(0, 2000) ?? null,
+        errorKind: result.errorKind ?? null,
+        toolCalls: result.toolCalls.map((call) => ({ name: call.name, isError: call.isError, mutates: call.mutates, input: call.input, result: call.result })) as Prisma.InputJsonValue,
+        modelCalls: result.modelCalls,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        finishedAt,
+        durationMs: result.durationMs,
+      },
+    });
+  }
+
+  async stepSkipped(planId: string, step: PlanStep, planVersion: number, at: Date): Promise<void> {
+    await this.prisma.stepRun.create({
+      data: { id: stepRunId(planId, step), planRunId: planId, stepId: step.id, agent: step.agent, task: step.task, planVersion, attempt: step.retryCount, status: 'skipped', startedAt: at, finishedAt: at },
+    });
+  }
+}
+
+function totalsData(totals: PlanTotals) {
+  return {
+    modelCalls: totals.modelCalls,
+    inputTokens: totals.usage.inputTokens,
+    outputTokens: totals.usage.outputTokens,
+    cacheReadTokens: totals.usage.cacheReadTokens,
+  };
+}
+
+/** Records transitions in memory (unit tests, benchmarks). */
+export class InMemoryPlanStore implements PlanStore {
+  readonly events: Array<{ kind: string; planId: string; stepId?: string; status?: string; attempt?: number }> = [];
+
+  async planStarted(record: { planId: string }): Promise<void> {
+    this.events.push({ kind: 'plan_started', planId: record.planId });
+  }
+  async planUpdated(plan: ExecutionPlan, status: PlanRunStatus): Promise<void> {
+    this.events.push({ kind: 'plan_updated', planId: plan.id, status });
+  }
+  async planFinished(planId: string, status: PlanRunStatus): Promise<void> {
+    this.events.push({ kind: 'plan_finished', planId, status });
+  }
+  async stepStarted(planId: string, step: PlanStep): Promise<void> {
+    this.events.push({ kind: 'step_started', planId, stepId: step.id, attempt: step.retryCount });
+  }
+  async stepFinished(planId: string, step: PlanStep, result: StepResult): Promise<void> {
+    this.events.push({ kind: 'step_finished', planId, stepId: step.id, status: result.success ? 'completed' : 'failed', attempt: step.retryCount });
+  }
+  async stepSkipped(planId: string, step: PlanStep): Promise<void> {
+    this.events.push({ kind: 'step_skipped', planId, stepId: step.id });
+  }
+}

@@ -1,0 +1,125 @@
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import { runToolLoop } from '../agents/tool-loop.js';
+import type { OrchestratorContext } from '../context/orchestrator-context.js';
+import type { Logger } from '../logging/logger.js';
+import type { ContentBlock, ModelClient, ModelMessage } from '../model/model-client.js';
+import type { Clock } from '../shared/clock.js';
+import { defineTool, type ToolDefinition } from '../tools/tool.js';
+import { planSchema, type Plan } from './plan-schema.js';
+import { conversationMessages } from './prompts/conversation-messages.js';
+import { orchestratorSystemPrompt } from './prompts/orchestrator-system-prompt.js';
+import { agentDescriptionsSection, planningInstructions } from './prompts/planner-prompt.js';
+import { utilityTools } from './utility-tools/index.js';
+
+/** What planning needs. */
+export interface PlannerDependencies {
+  model: ModelClient;
+  plannerModel: string;
+  registry: AgentRegistry;
+  clock: Clock;
+  logger: Logger;
+  maxPlanSteps: number;
+  /** Model calls the planner may make in one planning round (utility tools, then the plan). */
+  maxIterations: number;
+  maxTokens: number;
+}
+
+/** One planning round's request. */
+export interface PlanningRequest {
+  signal: AbortSignal;
+  /** Steps still allowed in this request (C-3 counts every plan version). */
+  stepsAllowed: number;
+  /** Step ids already used (completed steps on a replan) that new steps may depend on. */
+  knownStepIds?: string[];
+  /** Extra per-turn prompt sections (routing hints). */
+  turnSections?: Array<string | undefined>;
+  /** The replanning request appended to the user's message, on a replan. */
+  replanning?: string;
+}
+
+/** How a planning round ended. */
+export type PlanningOutcome =
+  | { kind: 'direct'; reply: string }
+  | { kind: 'plan'; plan: Plan }
+  | { kind: 'invalid'; error: string };
+
+/**
+ * The planner: one model call (more only when it resolves dates first) with the composed
+ * system prompt, the conversation window, the utility tools and `create_plan`. Text with
+ * no tool call is the direct reply. A plan is validated on the way back (shape, known
+ * agents, step limit, ids); an invalid one is returned to the model once with the
+ * error, and if it is still invalid the round fails.
+ */
+export async function planRound(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest): Promise<PlanningOutcome> {
+  const createPlan = createPlanTool(deps.registry, request.stepsAllowed, request.knownStepIds ?? []);
+  const stable = [planningInstructions(deps.maxPlanSteps), agentDescriptionsSection(deps.registry)];
+  const messages = withReplanning(conversationMessages(context), request.replanning);
+  const loop = await runToolLoop({
+    model: deps.model,
+    request: {
+      model: deps.plannerModel,
+      system: orchestratorSystemPrompt(context, deps.clock.now(), { sections: stable, turnSections: request.turnSections ?? [] }),
+      maxTokens: deps.maxTokens,
+      temperature: 0,
+      purpose: request.replanning ? 'replanner' : 'planner',
+    },
+    messages,
+    tools: [...utilityTools] as ToolDefinition[],
+    finishTool: createPlan,
+    maxFinishRejections: 1,
+    toolContext: { userId: context.user.id, timezone: context.user.timezone, clock: deps.clock, logger: deps.logger, signal: request.signal },
+    maxIterations: deps.maxIterations,
+    signal: request.signal,
+  });
+  switch (loop.stop) {
+    case 'finished':
+      return { kind: 'plan', plan: loop.finish as Plan };
+    case 'text':
+      return loop.text ? { kind: 'direct', reply: loop.text } : { kind: 'invalid', error: 'the planner answered with nothing' };
+    case 'invalid_finish':
+      return { kind: 'invalid', error: `the plan was invalid twice: ${loop.finishError}` };
+    case 'stalled':
+      return { kind: 'invalid', error: 'the planner repeated the same tool call' };
+    case 'iteration_limit':
+      return { kind: 'invalid', error: `the planner made no plan within ${deps.maxIterations} calls` };
+  }
+}
+
+/** `create_plan`: its input is the plan; validation errors go back to the model. */
+function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStepIds: string[]) {
+  const agentNames = registry.list().map((agent) => agent.name);
+  const schema = planSchema.superRefine((plan, issues) => {
+    if (plan.steps.length > stepsAllowed) {
+      issues.addIssue({ code: 'custom', path: ['steps'], message: `at most ${stepsAllowed} step(s) are allowed; this plan has ${plan.steps.length}` });
+    }
+    const seen = new Set(knownStepIds);
+    plan.steps.forEach((step, index) => {
+      if (!registry.get(step.agent)) {
+        issues.addIssue({ code: 'custom', path: ['steps', index, 'agent'], message: `unknown agent "${step.agent}"; use one of: ${agentNames.join(', ')}` });
+      }
+      if (seen.has(step.id)) issues.addIssue({ code: 'custom', path: ['steps', index, 'id'], message: `step id "${step.id}" is already used` });
+      for (const dependency of step.dependsOn ?? []) {
+        if (!seen.has(dependency)) {
+          issues.addIssue({ code: 'custom', path: ['steps', index, 'dependsOn'], message: `"${dependency}" is not an earlier step` });
+        }
+      }
+      seen.add(step.id);
+    });
+  });
+  return defineTool({
+    name: 'create_plan',
+    description: 'Submit the execution plan. Call it once, after resolving any relative dates. Do not call it if you can answer directly.',
+    mutates: false,
+    inputSchema: schema,
+    run: async () => ({ isError: false, output: 'Plan accepted.' }),
+  });
+}
+
+/** Appends the replanning request to the user's message (the API wants alternating turns). */
+function withReplanning(messages: ModelMessage[], replanning: string | undefined): ModelMessage[] {
+  if (!replanning) return messages;
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'user') return [...messages, { role: 'user', content: replanning }];
+  const original: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  return [...messages.slice(0, -1), { role: 'user', content: [...original, { type: 'text', text: replanning }] }];
+}

@@ -1,0 +1,68 @@
+import type { AgentRegistry } from '../../agents/agent-registry.js';
+import { escapeXml } from './xml.js';
+
+/** `<available_agents>`: what the planner may delegate to, from the registry. */
+export function agentDescriptionsSection(registry: AgentRegistry): string {
+  const agents = registry.list().map((agent) =>
+    [
+      `<agent name="${agent.name}">`,
+      agent.description,
+      `Capabilities: ${agent.capabilities.join(', ')}`,
+      `Examples: ${agent.examples.map((example) => `"${escapeXml(example)}"`).join('; ')}`,
+      '</agent>',
+    ].join('\n'),
+  );
+  return `<available_agents>\n${agents.join('\n')}\n</available_agents>`;
+}
+
+/** The planner's rules (seed 000 PLANNING_PROMPT, tightened for a text-message assistant). */
+export function planningInstructions(maxSteps: number): string {
+  return `<planning>
+For each message, either answer directly or make a plan.
+
+Answer directly, in plain text with no tool call, whenever no action is needed: greetings, thanks,
+small talk, questions you can answer from <user_memory> or the conversation, general knowledge.
+This is the common case. Your text is sent to the user as it is.
+
+Otherwise call create_plan. Each step goes to one agent from <available_agents>; steps run one at
+a time, in order, and each later step sees the results of the earlier ones.
+
+Rules:
+1. Resolve relative dates and times first (resolve_date, resolve_time_range, get_current_time) and
+   write the resolved values into the tasks with the weekday, e.g. "on 2026-01-30 (Friday) at 17:00",
+   never the relative words. Every agent must use the same dates.
+2. Use the fewest steps: usually one. Several things for the same agent are ONE step
+   (e.g. two facts to remember = one memory-agent step).
+3. Each task must be self-contained. Agents do NOT see this conversation or the user's memory:
+   put in the task everything they need (exact wording, names, resolved dates, relevant preferences
+   from <user_memory>, the id of a fact to change).
+4. Use general-agent only when no specialist fits and the answer needs real work.
+5. At most ${maxSteps} steps.
+6. "goal" says what the plan achieves; "responseHint" says how to tell the user the result.
+</planning>`;
+}
+
+/** The replanning request: what happened so far and what is needed now (seed 000 "Replan Process"). */
+export function replanningRequest(state: {
+  reason: string;
+  goal: string;
+  completed: Array<{ stepId: string; agent: string; task: string; summary: string }>;
+  failed: Array<{ stepId: string; agent: string; task: string; error: string }>;
+  remaining: Array<{ stepId: string; agent: string; task: string }>;
+  stepsLeft: number;
+}): string {
+  const completed = state.completed.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="completed">${escapeXml(step.task)}\n    Result: ${escapeXml(step.summary)}</step>`);
+  const failed = state.failed.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="failed">${escapeXml(step.task)}\n    Error: ${escapeXml(step.error)}</step>`);
+  const remaining = state.remaining.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="not run">${escapeXml(step.task)}</step>`);
+  return `<replanning>
+The plan for this message needs revising. Reason: ${escapeXml(state.reason)}
+Goal: ${escapeXml(state.goal)}
+<plan_state>
+${[...completed, ...failed, ...remaining].join('\n') || '  (no steps)'}
+</plan_state>
+Completed steps are kept and must not be repeated. Call create_plan with only the NEW steps still needed
+to reach the goal with the information now available (at most ${state.stepsLeft}), handling the failure
+or the empty result differently. If nothing more can usefully be done, answer in plain text instead:
+that text goes to the user, so say plainly what worked and what did not.
+</replanning>`;
+}

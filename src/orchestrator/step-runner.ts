@@ -1,0 +1,109 @@
+import type { AgentDefinition } from '../agents/agent-definition.js';
+import { runToolLoop, type ToolCallRecord } from '../agents/tool-loop.js';
+import type { UserContext } from '../context/orchestrator-context.js';
+import type { Logger } from '../logging/logger.js';
+import { emptyUsage, type ModelClient } from '../model/model-client.js';
+import type { Clock } from '../shared/clock.js';
+import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
+import { estimateTokens } from '../shared/tokens.js';
+import { defineTool } from '../tools/tool.js';
+import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
+import type { PlanStep, StepResult } from './plan-state.js';
+import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
+import { verifyClaims } from './verifier.js';
+
+/** What a step needs to run. */
+export interface StepRunnerDependencies {
+  model: ModelClient;
+  models: { planner: string; agent: string };
+  clock: Clock;
+  logger: Logger;
+  /** Model calls a sub-agent may make in one attempt. */
+  maxIterations: number;
+}
+
+/** One attempt at one step. */
+export interface StepAttempt {
+  step: PlanStep;
+  agent: AgentDefinition;
+  user: UserContext;
+  /** The language the user wrote in, for any reply the agent writes. */
+  replyLanguage: string;
+  previousOutputs: Array<{ stepId: string; agent: string; output: AgentOutput }>;
+  /** Phoenix retry: a short account of the failed attempt instead of its transcript. */
+  previousAttempt?: string | undefined;
+  /** Ask the agent to write the user-facing reply (a single-step plan). */
+  writeReply: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one step with a sub-agent: its own system prompt, the user config, its task and
+ * earlier steps' outputs — no memory, no history (FR-7, FR-8). The agent works through
+ * its tool loop and reports with `complete_step`; the report is checked against what its
+ * tools actually did. Never throws for expected failures: they become a failed result.
+ */
+export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies): Promise<StepResult> {
+  const started = deps.clock.now().getTime();
+  const { agent } = attempt;
+  const outputSchema = agentOutputSchema(agent.outputData);
+  const completeStep = defineTool({
+    name: 'complete_step',
+    description: 'Report the outcome of your task. Call it exactly once, when you are done (or cannot proceed).',
+    mutates: false,
+    inputSchema: outputSchema,
+    run: async () => ({ isError: false, output: 'Recorded.' }),
+  });
+  const system = agentSystemPrompt(agent, attempt.user, deps.clock.now());
+  const task = agentTaskMessage(attempt, agent.promptBudgetTokens - estimateTokens(system.map((block) => block.text).join('')));
+  let toolCalls: ToolCallRecord[] = [];
+  const finished = (result: Omit<StepResult, 'durationMs' | 'toolCalls'>): StepResult => ({
+    ...result,
+    toolCalls,
+    durationMs: deps.clock.now().getTime() - started,
+  });
+  try {
+    const loop = await runToolLoop({
+      model: deps.model,
+      request: {
+        model: agent.modelRole === 'planner' ? deps.models.planner : deps.models.agent,
+        system,
+        maxTokens: agent.maxTokens,
+        temperature: 0,
+        purpose: agent.name,
+      },
+      messages: [{ role: 'user', content: task }],
+      tools: agent.tools,
+      finishTool: completeStep,
+      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, clock: deps.clock, logger: deps.logger, signal: attempt.signal },
+      maxIterations: deps.maxIterations,
+      signal: attempt.signal,
+    });
+    toolCalls = loop.toolCalls;
+    const base = { usage: loop.usage, modelCalls: loop.modelCalls };
+    if (loop.stop === 'stalled') {
+      return finished({ ...base, success: false, errorKind: 'stalled', error: 'the agent repeated the same tool call with the same arguments' });
+    }
+    if (loop.stop === 'iteration_limit') {
+      return finished({ ...base, success: false, errorKind: 'model', error: `the agent did not finish within ${deps.maxIterations} model calls` });
+    }
+    let output: AgentOutput;
+    if (loop.stop === 'finished') output = loop.finish as AgentOutput;
+    else if (loop.text) output = { summary: loop.text, ...(attempt.writeReply ? { reply: loop.text } : {}) };
+    else return finished({ ...base, success: false, errorKind: 'model', error: 'the agent ended without a report' });
+
+    const mismatch = verifyClaims(output, loop.toolCalls);
+    if (mismatch) return finished({ ...base, output, success: false, errorKind: 'verification', error: mismatch });
+    return finished({ ...base, output, success: true });
+  } catch (error) {
+    const timedOut = attempt.signal.aborted;
+    const reason = timedOut && attempt.signal.reason instanceof Error ? attempt.signal.reason : error;
+    return finished({
+      usage: emptyUsage(),
+      modelCalls: 0,
+      success: false,
+      errorKind: timedOut ? 'timeout' : blameOf(error),
+      error: timedOut ? describeError(reason instanceof TimeoutError ? reason : new TimeoutError('the step took too long')) : describeError(error),
+    });
+  }
+}
