@@ -14,6 +14,12 @@ import { createAgentRegistry } from './agents/agent-registry.js';
 import { generalAgent } from './agents/general/general-agent.js';
 import { memoryAgent } from './agents/memory/memory-agent.js';
 import { FactService } from './memory/fact-service.js';
+import { listAgent } from './agents/lists/list-agent.js';
+import { schedulerAgent } from './agents/scheduler/scheduler-agent.js';
+import { ListService } from './lists/list-service.js';
+import { ReminderDelivery } from './reminders/reminder-delivery.js';
+import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
+import { ReminderService } from './reminders/reminder-service.js';
 import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
@@ -53,6 +59,9 @@ export interface Herald {
   queue: JobQueue;
   outbox: OutboxService;
   users: UserService;
+  reminders: ReminderService;
+  reminderDelivery: ReminderDelivery;
+  lists: ListService;
   recovery: TurnRecovery;
   worker: TurnWorker;
   /** Starts the queue, the turn workers and recovery (does not listen). */
@@ -91,10 +100,20 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const inbound = new InboundService(prisma, users, scheduler, clock);
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
   const facts = new FactService(prisma, clock);
+  const reminders = new ReminderService(prisma, queue, clock, {
+    maxTextLength: config.reminders.maxTextLength,
+    maxActivePerUser: config.reminders.maxActivePerUser,
+  });
+  const reminderDelivery = new ReminderDelivery(prisma, reminders, outbox, clock, logger.child({ component: 'reminders' }), {
+    lateAfterMs: config.reminders.lateAfterMs,
+    maxLatenessMs: config.reminders.maxLatenessMs,
+    whatsappTemplateSid: config.twilio.whatsappReminderContentSid,
+  });
+  const lists = new ListService(prisma, clock);
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
-    registry: createAgentRegistry([memoryAgent(facts), generalAgent]),
+    registry: createAgentRegistry([schedulerAgent(reminders), listAgent(lists), memoryAgent(facts), generalAgent]),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
@@ -150,14 +169,24 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     queue,
     outbox,
     users,
+    reminders,
+    reminderDelivery,
+    lists,
     recovery,
     worker,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs)]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
       await queue.work<TurnJobData>(
         TURN_QUEUE,
         { concurrency: config.turns.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
         (job) => worker.drain(job.data.userId, job.id),
+      );
+      await queue.work<ReminderJobData>(
+        REMINDER_QUEUE,
+        { concurrency: config.reminders.concurrency, batchSize: config.reminders.batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
+        async (job) => {
+          await reminderDelivery.deliver(job.data);
+        },
       );
       await recovery.recover();
       const interval = options.recoveryIntervalMs ?? 60_000;

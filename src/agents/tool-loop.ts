@@ -11,6 +11,18 @@ export interface ToolCallRecord {
   mutates: boolean;
   /** The tool's output (success) or error message. */
   result: unknown;
+  /** Cut off by a timeout while running: it may or may not have taken effect. */
+  interrupted?: boolean;
+}
+
+/**
+ * What a loop has done so far, filled in as it runs: when the loop throws (a timeout
+ * aborts it mid-step) the caller still knows which tools ran and what the calls cost.
+ */
+export interface ToolLoopProgress {
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+  modelCalls: number;
 }
 
 /** Why a tool loop ended. */
@@ -52,6 +64,8 @@ export interface ToolLoopOptions {
   toolContext: ToolContext;
   maxIterations: number;
   signal?: AbortSignal;
+  /** Kept up to date while the loop runs (see {@link ToolLoopProgress}). */
+  progress?: ToolLoopProgress;
 }
 
 /**
@@ -66,7 +80,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   if (options.finishTool) byName.set(options.finishTool.name, options.finishTool);
   const specs = [...byName.values()].map(toolSpecOf);
   const messages = [...options.messages];
-  const toolCalls: ToolCallRecord[] = [];
+  const progress: ToolLoopProgress = options.progress ?? { toolCalls: [], usage: emptyUsage(), modelCalls: 0 };
+  const toolCalls = progress.toolCalls;
   let usage = emptyUsage();
   let modelCalls = 0;
   let previousSignatures = new Set<string>();
@@ -76,8 +91,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   while (modelCalls < options.maxIterations) {
     options.signal?.throwIfAborted();
     modelCalls += 1;
-    const response = await options.model.generate({ ...options.request, messages, tools: specs, ...(options.signal ? { signal: options.signal } : {}) });
+    progress.modelCalls = modelCalls;
+    // A snapshot: the loop appends to its transcript after the call, and a client (a
+    // retrying wrapper, a test fake) may still hold this request.
+    const response = await options.model.generate({ ...options.request, messages: [...messages], tools: specs, ...(options.signal ? { signal: options.signal } : {}) });
     usage = addUsage(usage, response.usage);
+    progress.usage = usage;
     const calls = toolCallsOf(response);
     const text = responseText(response);
     if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls };
@@ -143,7 +162,11 @@ async function runOne(
     result = await tool.run(parsed.data, options.toolContext);
   } catch (error) {
     // An unexpected throw is still the tool's failure, reported to the model, not a crash.
-    if (options.signal?.aborted) throw error;
+    if (options.signal?.aborted) {
+      // Cut off mid-run: record it, since a change it started may have happened.
+      options.progress?.toolCalls.push({ name, input: parsed.data, isError: true, mutates: tool.mutates, result: 'interrupted by a timeout', interrupted: true });
+      throw error;
+    }
     const message = error instanceof HeraldError ? error.message : `The tool failed: ${describeError(error)}`;
     options.toolContext.logger.warn({ tool: name, error: describeError(error) }, 'tool threw; returned to the model as an error result');
     result = { isError: true, error: message };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { environmentSchema, secretVariables, type Environment } from './env-schema.js';
 import { ConfigurationError } from '../shared/errors.js';
 
@@ -59,6 +60,14 @@ function toConfig(environment: Environment) {
       replyMaxTokens: environment.REPLY_MAX_TOKENS,
     },
     turns: { concurrency: environment.TURN_CONCURRENCY },
+    reminders: {
+      lateAfterMs: environment.REMINDER_LATE_AFTER_MS,
+      maxLatenessMs: environment.REMINDER_MAX_LATENESS_MS,
+      maxTextLength: environment.REMINDER_MAX_TEXT_LENGTH,
+      maxActivePerUser: environment.REMINDER_MAX_ACTIVE_PER_USER,
+      concurrency: environment.REMINDER_CONCURRENCY,
+      batchSize: environment.REMINDER_BATCH_SIZE,
+    },
     outbox: {
       maxAttempts: environment.OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: environment.OUTBOX_RETRY_BASE_MS,
@@ -70,29 +79,67 @@ function toConfig(environment: Environment) {
 /** Herald's settings, grouped by concern. */
 export type Config = ReturnType<typeof toConfig>;
 
+/** The one error listing every problem, by variable name only (issue messages never echo values). */
+function configurationError(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ConfigurationError {
+  const problems = issues.map((issue) => {
+    const variable = issue.path.map(String).join('.') || '(environment)';
+    return `  - ${variable}: ${issue.message}`;
+  });
+  return new ConfigurationError(`Herald cannot start; fix these settings:\n${problems.join('\n')}`);
+}
+
 /**
  * Parses and validates the environment. Every problem is reported at once, in one
  * message, naming the variables but never echoing a secret's value.
  */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const result = environmentSchema.safeParse(source);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
-      const variable = issue.path.join('.') || '(environment)';
-      return `  - ${variable}: ${issue.message}`;
-    });
-    throw new ConfigurationError(`Herald cannot start; fix these settings:\n${problems.join('\n')}`);
-  }
+  if (!result.success) throw configurationError(result.error.issues);
   return toConfig(result.data);
 }
 
-/** A copy of the environment that is safe to log: secrets are masked. */
+/** Only what `npm run db:migrate` needs: it must not require Twilio settings to migrate a database. */
+const databaseEnvironmentSchema = z.object({
+  LOG_LEVEL: environmentSchema.shape.LOG_LEVEL,
+  DATABASE_URL: environmentSchema.shape.DATABASE_URL,
+  DATA_DIR: environmentSchema.shape.DATA_DIR,
+});
+
+/** The database settings alone (DATABASE_URL, DATA_DIR) and the log level, validated like {@link loadConfig}. */
+export function loadDatabaseConfig(source: Record<string, string | undefined> = process.env): {
+  logLevel: Config['logLevel'];
+  database: Pick<Config['database'], 'url' | 'dataDir'>;
+} {
+  const result = databaseEnvironmentSchema.safeParse(source);
+  if (!result.success) throw configurationError(result.error.issues);
+  return { logLevel: result.data.LOG_LEVEL, database: { url: result.data.DATABASE_URL, dataDir: result.data.DATA_DIR } };
+}
+
+/**
+ * A copy of the environment that is safe to log: secret variables show only that they
+ * are set, and credentials embedded in any other URL (https://user:password@host) are
+ * masked. Variables Herald does not read are left out.
+ */
 export function describeEnvironment(source: Record<string, string | undefined>): Record<string, string> {
   const described: Record<string, string> = {};
   for (const key of Object.keys(environmentSchema.shape)) {
     const value = source[key];
-    if (value === undefined || value === '') continue;
-    described[key] = (secretVariables as readonly string[]).includes(key) ? '[set]' : value;
+    if (value === undefined || value.trim() === '') continue;
+    described[key] = (secretVariables as readonly string[]).includes(key) ? '[set]' : withoutCredentials(value);
   }
   return described;
+}
+
+/** `value` with the user and password of a URL replaced; anything that is not a URL with credentials is unchanged. */
+function withoutCredentials(value: string): string {
+  if (!value.includes('@')) return value;
+  try {
+    const url = new URL(value);
+    if (url.username === '' && url.password === '') return value;
+    url.username = '[redacted]';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return value;
+  }
 }

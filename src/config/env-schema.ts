@@ -1,14 +1,27 @@
 import { z } from 'zod';
 
-/** An empty string in the environment means "not set", as in most .env tooling. */
-const optionalString = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
+/**
+ * An empty (or blank) value in the environment means "not set", as in most .env tooling
+ * and in docker-compose's `${VAR:-}`: the variable's default applies. Every field goes
+ * through this, so `PORT=` gives 3000 rather than 0 and `NODE_ENV=` gives development.
+ */
+const unsetWhenEmpty = <Schema extends z.ZodType>(schema: Schema) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema);
 
-const integer = (fallback: number, minimum = 0) =>
-  z.coerce.number().int().min(minimum).default(fallback);
+const optionalString = unsetWhenEmpty(z.string().trim().optional());
+
+const withDefault = (fallback: string) => unsetWhenEmpty(z.string().trim().default(fallback));
+
+const integer = (fallback: number, minimum = 0, maximum = Number.MAX_SAFE_INTEGER) =>
+  unsetWhenEmpty(
+    z.coerce
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(minimum).max(maximum))
+      .default(fallback),
+  );
 
 const isValidTimezone = (zone: string): boolean => {
   try {
@@ -19,7 +32,36 @@ const isValidTimezone = (zone: string): boolean => {
   }
 };
 
-const httpUrl = z.url({ protocol: /^https?$/ });
+/** Parses `value` as a URL and checks its scheme; never echoes the value (it may hold a password). */
+const urlWithScheme = (schemes: string[], description: string, extra?: (url: URL) => string | undefined) =>
+  z.string().superRefine((value, context) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      context.addIssue({ code: 'custom', message: `must be ${description}` });
+      return;
+    }
+    if (!schemes.includes(url.protocol.replace(/:$/, ''))) {
+      context.addIssue({ code: 'custom', message: `must be ${description}` });
+      return;
+    }
+    const problem = extra?.(url);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
+const httpUrl = urlWithScheme(['http', 'https'], 'an http:// or https:// URL', (url) =>
+  url.hostname === '' ? 'must name a host' : undefined,
+);
+
+/** The base Twilio's signature is computed against: base + request path + query, so no query or fragment of its own. */
+const publicBaseUrl = urlWithScheme(['http', 'https'], 'an http:// or https:// URL such as https://herald.example.com', (url) => {
+  if (url.hostname === '') return 'must name a host';
+  if (url.search !== '' || url.hash !== '') return 'must not have a query string or fragment (Herald appends the webhook path to it)';
+  return undefined;
+});
+
+const postgresUrl = urlWithScheme(['postgres', 'postgresql'], 'a postgres:// or postgresql:// URL');
 
 /**
  * The environment contract. `.env.example` documents every variable; this schema is its
@@ -27,34 +69,36 @@ const httpUrl = z.url({ protocol: /^https?$/ });
  */
 export const environmentSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    HOST: z.string().default('0.0.0.0'),
-    PORT: integer(3000, 0),
+    NODE_ENV: unsetWhenEmpty(z.enum(['development', 'test', 'production']).default('development')),
+    LOG_LEVEL: unsetWhenEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+    HOST: withDefault('0.0.0.0'),
+    PORT: integer(3000, 0, 65_535),
 
-    DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
-    DATA_DIR: z.string().default('.data'),
+    DATABASE_URL: unsetWhenEmpty(postgresUrl.optional()),
+    DATA_DIR: withDefault('.data'),
     DATABASE_POOL_SIZE: integer(10, 1),
 
-    PUBLIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
+    PUBLIC_BASE_URL: unsetWhenEmpty(publicBaseUrl.optional()),
 
-    TWILIO_ACCOUNT_SID: optionalString.pipe(z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must look like AC followed by 32 hex characters').optional()),
+    TWILIO_ACCOUNT_SID: unsetWhenEmpty(z.string().trim().regex(/^AC[0-9a-fA-F]{32}$/, 'must look like AC followed by 32 hex characters').optional()),
     TWILIO_AUTH_TOKEN: optionalString,
     TWILIO_SMS_FROM: optionalString,
-    TWILIO_WHATSAPP_FROM: optionalString,
-    TWILIO_API_BASE_URL: optionalString.pipe(httpUrl.optional()),
+    TWILIO_WHATSAPP_FROM: unsetWhenEmpty(
+      z.string().trim().startsWith('whatsapp:', 'must start with "whatsapp:", e.g. whatsapp:+14155238886').optional(),
+    ),
+    TWILIO_API_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
     TWILIO_WHATSAPP_REMINDER_CONTENT_SID: optionalString,
 
     ANTHROPIC_API_KEY: optionalString,
-    ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
+    ANTHROPIC_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
     ANTHROPIC_TIMEOUT_MS: integer(30_000, 1),
     ANTHROPIC_MAX_RETRIES: integer(2, 0),
 
-    MODEL_PLANNER: z.string().default('claude-sonnet-4-6'),
-    MODEL_AGENT: z.string().default('claude-haiku-4-5'),
-    MODEL_COMPOSER: z.string().default('claude-haiku-4-5'),
+    MODEL_PLANNER: withDefault('claude-sonnet-4-6'),
+    MODEL_AGENT: withDefault('claude-haiku-4-5'),
+    MODEL_COMPOSER: withDefault('claude-haiku-4-5'),
 
-    DEFAULT_TIMEZONE: z.string().default('UTC').refine(isValidTimezone, 'must be an IANA time zone such as Europe/London'),
+    DEFAULT_TIMEZONE: withDefault('UTC').refine(isValidTimezone, 'must be an IANA time zone such as Europe/London'),
 
     HISTORY_MAX_AGE_HOURS: integer(24, 1),
     HISTORY_MAX_MESSAGES: integer(20, 1),
@@ -76,7 +120,18 @@ export const environmentSchema = z
     OUTBOX_MAX_ATTEMPTS: integer(5, 1),
     OUTBOX_RETRY_BASE_MS: integer(500, 1),
     OUTBOX_RETRY_MAX_MS: integer(30_000, 1),
+
+    REMINDER_LATE_AFTER_MS: integer(60_000, 0),
+    REMINDER_MAX_LATENESS_MS: integer(6 * 60 * 60 * 1000, 0),
+    REMINDER_MAX_TEXT_LENGTH: integer(500, 1),
+    REMINDER_MAX_ACTIVE_PER_USER: integer(500, 1),
+    REMINDER_CONCURRENCY: integer(2, 1),
+    REMINDER_BATCH_SIZE: integer(25, 1),
   })
+  // Rules across variables. `when` makes them run even when some variable failed its own
+  // check (zod skips object refinements after a failed enum or type by default), so one
+  // start-up lists every problem. Values may then be raw strings, hence only truthiness
+  // and equality are used here.
   .superRefine((environment, context) => {
     const twilioParts = [environment.TWILIO_ACCOUNT_SID, environment.TWILIO_AUTH_TOKEN];
     if (environment.TWILIO_ACCOUNT_SID && !environment.TWILIO_AUTH_TOKEN) {
@@ -88,9 +143,6 @@ export const environmentSchema = z
         path: ['TWILIO_SMS_FROM'],
         message: 'set TWILIO_SMS_FROM or TWILIO_WHATSAPP_FROM so Herald has a number to reply from',
       });
-    }
-    if (environment.TWILIO_WHATSAPP_FROM && !environment.TWILIO_WHATSAPP_FROM.startsWith('whatsapp:')) {
-      context.addIssue({ code: 'custom', path: ['TWILIO_WHATSAPP_FROM'], message: 'must start with "whatsapp:", e.g. whatsapp:+14155238886' });
     }
     if (environment.NODE_ENV === 'production') {
       if (!environment.TWILIO_AUTH_TOKEN) {
@@ -108,7 +160,7 @@ export const environmentSchema = z
         });
       }
     }
-  });
+  }, { when: () => true });
 
 /** The parsed environment, exactly as the schema produces it. */
 export type Environment = z.infer<typeof environmentSchema>;

@@ -3,12 +3,21 @@ import type { AgentOutput } from './plan-schema.js';
 
 const kinds = ['created', 'updated', 'deleted'] as const;
 
-/** Counts what successful mutating tool calls actually did, by the `effect` they reported. */
+/**
+ * Counts what successful mutating tool calls actually did, by the `effect` they reported
+ * ("created", "updated", "deleted", "unchanged") or, for batch tools, their `effects` counts.
+ */
 export function actualEffects(toolCalls: ToolCallRecord[]): Record<(typeof kinds)[number], number> & { unknown: number } {
   const counts = { created: 0, updated: 0, deleted: 0, unknown: 0 };
   for (const call of toolCalls) {
     if (!call.mutates || call.isError) continue;
-    const effect = (call.result as { effect?: unknown } | null)?.effect;
+    const result = call.result as { effect?: unknown; effects?: Partial<Record<(typeof kinds)[number], number>> } | null;
+    if (result?.effects) {
+      // Batch tools (add three items at once) report a count per kind.
+      for (const kind of kinds) counts[kind] += result.effects[kind] ?? 0;
+      continue;
+    }
+    const effect = result?.effect;
     if (effect === 'created' || effect === 'updated' || effect === 'deleted') counts[effect] += 1;
     else if (effect !== 'unchanged') counts.unknown += 1;
   }

@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { UserService } from '../users/user-service.js';
 import type { MessageTransport, TransportResult } from './message-transport.js';
+import { OrderedUuids } from './ordered-uuid.js';
 import { parseTwilioStatus, statusRank } from './outbound-status.js';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import { isUnreachableCode } from './twilio-error-codes.js';
@@ -62,6 +63,8 @@ export class OutboxService {
   private readonly inlineWaitLimitMs: number;
   private readonly dispatchClaimMs: number;
   private readonly sleep: (milliseconds: number) => Promise<void>;
+  // Group ids double as the tie-break between messages staged in the same millisecond.
+  private readonly groupIds = new OrderedUuids();
 
   constructor(private readonly deps: OutboxDependencies) {
     this.inlineWaitLimitMs = deps.inlineWaitLimitMs ?? 2_000;
@@ -99,7 +102,7 @@ export class OutboxService {
   async flushUser(userId: string, kinds: OutboundKind[] = ['reply', 'progress', 'system']): Promise<FlushOutcome> {
     const parts = await this.deps.prisma.outboundMessage.findMany({
       where: { userId, kind: { in: kinds }, status: { in: [...liveStatuses] } },
-      orderBy: [{ createdAt: 'asc' }, { groupId: 'asc' }, { partIndex: 'asc' }],
+      orderBy: { sequence: 'asc' },
     });
     return this.deliverInOrder(parts);
   }
@@ -179,7 +182,7 @@ export class OutboxService {
           nextAttemptAt: new Date(this.deps.clock.now().getTime() + this.dispatchClaimMs),
         },
       });
-      if (claimed.count === 0) return { kind: 'sent' }; // someone else has it, or it is done
+      if (claimed.count === 0) return this.claimedElsewhere(part.id);
       attempts += 1;
       const result = await this.send(part);
       const log = this.deps.logger.child({ outboundId: part.id, userId: part.userId, turnId: part.turnId, part: part.partIndex, attempts });
@@ -214,6 +217,27 @@ export class OutboxService {
       await this.sleep(delay);
       part = { ...part, nextAttemptAt: null };
     }
+  }
+
+  /**
+   * What to make of a part another sender claimed first. Only when it has gone out may
+   * the parts after it follow; while it is still on its way (or waiting for a retry),
+   * sending them would overtake it, so this flush stops and looks again later.
+   */
+  private async claimedElsewhere(
+    id: string,
+  ): Promise<{ kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined }> {
+    const current = await this.deps.prisma.outboundMessage.findUnique({ where: { id }, select: { status: true, nextAttemptAt: true, errorCode: true } });
+    if (!current) return { kind: 'sent' };
+    const now = this.deps.clock.now().getTime();
+    // Being sent right now: it normally goes out within seconds (a dead sender's claim lapses).
+    if (current.status === 'dispatching') return { kind: 'retry_later', at: new Date(now + 2_000) };
+    // Failed just now and waiting for its retry.
+    if (current.status === 'pending') {
+      return { kind: 'retry_later', at: current.nextAttemptAt && current.nextAttemptAt.getTime() > now ? current.nextAttemptAt : new Date(now + 1_000) };
+    }
+    if (current.status === 'failed' || current.status === 'undeliverable') return { kind: 'permanent_failure', errorCode: current.errorCode ?? undefined };
+    return { kind: 'sent' };
   }
 
   private send(part: OutboundMessage): Promise<TransportResult> {

@@ -10,8 +10,9 @@ import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
-import type { UserService } from '../users/user-service.js';
+import type { UserConfig, UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
+import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
 
 /** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
 export type Orchestrate = (
@@ -81,6 +82,41 @@ export class TurnRunner {
     const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
     logger.info({ keyword }, 'turn started');
 
+    try {
+      await this.complete(turn.id, userId, user, batch, keyword, signal, logger);
+    } catch (error) {
+      // The turn did not finish (shutdown, or a failure the job will retry): close its row
+      // so it does not stay "running" forever. Its messages keep no link to it and stay
+      // pending for the next turn.
+      const interrupted = error instanceof TurnInterrupted;
+      await this.deps.prisma.turn
+        .update({
+          where: { id: turn.id },
+          data: {
+            status: 'failed',
+            errorKind: interrupted ? 'interrupted' : blameOf(error),
+            errorMessage: (interrupted ? 'interrupted by shutdown; its messages stay pending' : describeError(error)).slice(0, 1000),
+            finishedAt: this.deps.clock.now(),
+          },
+        })
+        .catch((closeError: unknown) => logger.warn({ error: describeError(closeError) }, 'could not close the unfinished turn'));
+      throw error;
+    }
+    return batch.length;
+  }
+
+  /** Decides the turn's outcome and commits it: reply, outbound parts, message statuses, turn row. */
+  private async complete(
+    turnId: string,
+    userId: string,
+    user: UserConfig,
+    batch: Message[],
+    keyword: KeywordCommand | undefined,
+    signal: AbortSignal,
+    logger: Logger,
+  ): Promise<void> {
+    const latest = batch[batch.length - 1]!;
+    const channel: Channel = latest.channel;
     let outcome: TurnOutcome;
     if (keyword) {
       outcome = await this.handleKeyword(userId, keyword, latest, user.language);
@@ -89,20 +125,33 @@ export class TurnRunner {
     } else if (batch.every((message) => message.content === '' && message.numMedia > 0)) {
       outcome = { reply: fallbackReply('mediaOnly', user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
     } else {
-      outcome = await this.answer(turn.id, userId, channel, batch, signal, logger);
+      outcome = await this.answer(turnId, userId, channel, batch, signal, logger);
     }
     if (signal.aborted) throw new TurnInterrupted('shutting down');
 
     await this.deps.prisma.$transaction(async (transaction) => {
       const now = this.deps.clock.now();
+      // Reminders that could not be delivered are told now, before the reply (never after STOP).
+      if (outcome.reply && keyword !== 'stop' && (!user.optedOut || keyword === 'start')) {
+        const { phone, language } = await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true, language: true } });
+        await stageMissedReminderNotice(transaction, this.deps.outbox, {
+          userId,
+          turnId,
+          channel,
+          toAddress: addressFor(phone, channel),
+          fromAddress: latest.heraldAddress ?? undefined,
+          language,
+          now,
+        });
+      }
       if (outcome.reply) {
         await transaction.message.create({
-          data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId: turn.id, createdAt: now },
+          data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, createdAt: now },
         });
         const phone = (await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } })).phone;
         await this.deps.outbox.stage(transaction, {
           userId,
-          turnId: turn.id,
+          turnId,
           kind: keyword ? 'system' : 'reply',
           channel,
           toAddress: addressFor(phone, channel),
@@ -112,10 +161,10 @@ export class TurnRunner {
       }
       await transaction.message.updateMany({
         where: { id: { in: batch.map((message) => message.id) } },
-        data: { inboundStatus: outcome.ignored ? 'ignored' : 'handled', turnId: turn.id },
+        data: { inboundStatus: outcome.ignored ? 'ignored' : 'handled', turnId },
       });
       await transaction.turn.update({
-        where: { id: turn.id },
+        where: { id: turnId },
         data: {
           status: outcome.status,
           errorKind: outcome.errorKind ?? null,
@@ -128,7 +177,6 @@ export class TurnRunner {
       });
     });
     logger.info({ status: outcome.status, errorKind: outcome.errorKind, modelCalls: outcome.modelCalls, replied: Boolean(outcome.reply) }, 'turn finished');
-    return batch.length;
   }
 
   private async answer(

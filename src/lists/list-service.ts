@@ -1,0 +1,169 @@
+import type { List, ListItem } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { Clock } from '../shared/clock.js';
+
+/** A list as tools show it. */
+export interface ListView {
+  name: string;
+  items: Array<{ text: string; checked: boolean }>;
+}
+
+/** An expected failure, worded for the model (often: ask the user). */
+export type ListResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+
+/** What a batch change did, per kind, for the verifier; plus what it could not find. */
+export interface ListChange {
+  list: ListView;
+  effects: { created: number; updated: number; deleted: number };
+  notFound: string[];
+  alreadyThere: string[];
+}
+
+const MAX_ITEMS_PER_LIST = 500;
+const MAX_LISTS = 100;
+
+/** "Shopping List " → "shopping". */
+export function normalizeListName(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/\b(list|the|my)\b/g, '')
+    .replace(/(^|\s)רשימת\s*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function normalizeItem(text: string): string {
+  return text.toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Named lists per user (seed 003's list resolver): "add milk" goes to the only list, or
+ * asks which when there are several; items are matched by name, ignoring case.
+ */
+export class ListService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async lists(userId: string, name?: string): Promise<ListResult<ListView[]>> {
+    const lists = await this.prisma.list.findMany({ where: { userId }, include: { items: { orderBy: { position: 'asc' } } }, orderBy: { createdAt: 'asc' } });
+    if (!name) return { ok: true, value: lists.map(toView) };
+    const wanted = normalizeListName(name);
+    const found = lists.filter((list) => list.normalizedName === wanted);
+    if (found.length === 0) return { ok: false, error: `There is no "${name}" list. Lists: ${lists.map((list) => list.name).join(', ') || 'none'}.` };
+    return { ok: true, value: found.map(toView) };
+  }
+
+  async createList(userId: string, name: string): Promise<ListResult<{ effect: 'created' | 'unchanged'; list: ListView }>> {
+    const normalizedName = normalizeListName(name) || name.trim().toLowerCase();
+    const existing = await this.prisma.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: true } });
+    if (existing) return { ok: true, value: { effect: 'unchanged', list: toView(existing) } };
+    if ((await this.prisma.list.count({ where: { userId } })) >= MAX_LISTS) return { ok: false, error: `The user already has ${MAX_LISTS} lists; ask them to delete one first.` };
+    const now = this.clock.now();
+    const created = await this.prisma.list
+      .create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now }, include: { items: true } })
+      .catch(async (error: { code?: string }) => {
+        if (error.code !== 'P2002') throw error;
+        return this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: true } });
+      });
+    return { ok: true, value: { effect: 'created', list: toView(created) } };
+  }
+
+  async deleteList(userId: string, name: string): Promise<ListResult<{ effect: 'deleted'; list: ListView }>> {
+    const resolved = await this.resolve(userId, name);
+    if (!resolved.ok) return resolved;
+    await this.prisma.list.delete({ where: { id: resolved.value.id } });
+    return { ok: true, value: { effect: 'deleted', list: toView(resolved.value) } };
+  }
+
+  /** Adds items (skipping ones already unchecked on the list); a named list that does not exist is created. */
+  async addItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange & { listCreated: boolean }>> {
+    let listCreated = false;
+    if (listName && !(await this.findByName(userId, listName))) {
+      const created = await this.createList(userId, listName);
+      if (!created.ok) return created;
+      listCreated = created.value.effect === 'created';
+    }
+    const resolved = await this.resolve(userId, listName);
+    if (!resolved.ok) return resolved;
+    const list = resolved.value;
+    const present = new Set(list.items.filter((item) => !item.checked).map((item) => normalizeItem(item.text)));
+    const fresh: string[] = [];
+    const alreadyThere: string[] = [];
+    for (const raw of items) {
+      const text = raw.trim();
+      const key = normalizeItem(text);
+      if (!key) continue;
+      if (present.has(key)) alreadyThere.push(text);
+      else {
+        present.add(key);
+        fresh.push(text);
+      }
+    }
+    if (list.items.length + fresh.length > MAX_ITEMS_PER_LIST) return { ok: false, error: `The ${list.name} list would have more than ${MAX_ITEMS_PER_LIST} items. Nothing was added.` };
+    const now = this.clock.now();
+    const start = list.items.reduce((highest, item) => Math.max(highest, item.position), -1) + 1;
+    await this.prisma.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
+    await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
+    return { ok: true, value: { list: await this.view(list.id), effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };
+  }
+
+  /** Checks (or unchecks) items by name. */
+  async checkItems(userId: string, listName: string | undefined, items: string[], checked: boolean): Promise<ListResult<ListChange>> {
+    const resolved = await this.resolve(userId, listName);
+    if (!resolved.ok) return resolved;
+    const { matched, notFound } = matchItems(resolved.value.items, items);
+    const toChange = matched.filter((item) => item.checked !== checked);
+    await this.prisma.listItem.updateMany({ where: { id: { in: toChange.map((item) => item.id) } }, data: { checked, updatedAt: this.clock.now() } });
+    return { ok: true, value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: toChange.length, deleted: 0 }, notFound, alreadyThere: [] } };
+  }
+
+  /** Removes items by name. */
+  async removeItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange>> {
+    const resolved = await this.resolve(userId, listName);
+    if (!resolved.ok) return resolved;
+    const { matched, notFound } = matchItems(resolved.value.items, items);
+    await this.prisma.listItem.deleteMany({ where: { id: { in: matched.map((item) => item.id) } } });
+    return { ok: true, value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: 0, deleted: matched.length }, notFound, alreadyThere: [] } };
+  }
+
+  private findByName(userId: string, name: string) {
+    return this.prisma.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName: normalizeListName(name) || name.trim().toLowerCase() } }, include: { items: { orderBy: { position: 'asc' } } } });
+  }
+
+  /** The named list, or the only list when no name is given; otherwise an error asking which. */
+  private async resolve(userId: string, name: string | undefined): Promise<ListResult<List & { items: ListItem[] }>> {
+    if (name) {
+      const found = await this.findByName(userId, name);
+      if (found) return { ok: true, value: found };
+    }
+    const lists = await this.prisma.list.findMany({ where: { userId }, include: { items: { orderBy: { position: 'asc' } } }, orderBy: { createdAt: 'asc' } });
+    if (name) return { ok: false, error: `There is no "${name}" list. Lists: ${lists.map((list) => list.name).join(', ') || 'none'}. Nothing was changed.` };
+    if (lists.length === 1) return { ok: true, value: lists[0]! };
+    if (lists.length === 0) return { ok: false, error: 'The user has no lists yet. Nothing was changed; ask which list to put it on (e.g. "shopping").' };
+    return { ok: false, error: `The user has several lists (${lists.map((list) => list.name).join(', ')}). Nothing was changed; ask which one.` };
+  }
+
+  private async view(listId: string): Promise<ListView> {
+    return toView(await this.prisma.list.findUniqueOrThrow({ where: { id: listId }, include: { items: { orderBy: { position: 'asc' } } } }));
+  }
+}
+
+function matchItems(items: ListItem[], wanted: string[]): { matched: ListItem[]; notFound: string[] } {
+  const matched = new Map<string, ListItem>();
+  const notFound: string[] = [];
+  for (const name of wanted) {
+    const key = normalizeItem(name);
+    const exact = items.filter((item) => normalizeItem(item.text) === key);
+    const loose = exact.length > 0 ? exact : items.filter((item) => normalizeItem(item.text).includes(key) || key.includes(normalizeItem(item.text)));
+    if (loose.length === 0) notFound.push(name);
+    for (const item of loose) matched.set(item.id, item);
+  }
+  return { matched: [...matched.values()], notFound };
+}
+
+function toView(list: List & { items: ListItem[] }): ListView {
+  return { name: list.name, items: list.items.map((item) => ({ text: item.text, checked: item.checked })) };
+}

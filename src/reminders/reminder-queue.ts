@@ -1,0 +1,13 @@
+import type { QueueDefinition } from '../queue/job-queue.js';
+
+/** The queue of due reminder occurrences: one delayed job per occurrence. */
+export const REMINDER_QUEUE = 'reminder';
+
+/** A job's data: which reminder, and which occurrence (its due instant, ISO). */
+export interface ReminderJobData {
+  reminderId: string;
+  dueAt: string;
+}
+
+/** Settings: a delivery stuck longer than this is presumed dead and retried (idempotently). */
+export const reminderQueueDefinition: QueueDefinition = { name: REMINDER_QUEUE, expireInSeconds: 120, retryLimit: 20, retryDelaySeconds: 5 };

@@ -1,0 +1,212 @@
+import type { Reminder } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
+import type { JobQueue } from '../queue/job-queue.js';
+import type { Clock } from '../shared/clock.js';
+import { normalizeFact as normalizeText } from '../memory/fact-service.js';
+import {
+  describeRule,
+  firstOccurrence,
+  formatLocal,
+  localToInstant,
+  nextOccurrence,
+  toLocalString,
+  toRrule,
+  type Recurrence,
+} from './reminder-schedule.js';
+import { REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
+
+/** A reminder as tools show it to the model. */
+export interface ReminderView {
+  id: string;
+  text: string;
+  status: string;
+  /** Next occurrence, in the user's words ("Mon, Mar 2, 9:00 AM"), or null when none is left. */
+  next: string | null;
+  nextLocal: string | null;
+  repeats: string | null;
+}
+
+/** An expected failure, worded for the model to act on (often: ask the user). */
+export type ReminderResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+
+/** What a reminder is, for create and update. */
+export interface ReminderInput {
+  text: string;
+  /** Local wall-clock time of the (first) occurrence, e.g. 2026-03-02T09:00. */
+  at: string;
+  recurrence?: Recurrence | undefined;
+  whenAmbiguous?: 'earlier' | 'later' | undefined;
+}
+
+/** Limits that keep reminders sane. */
+export interface ReminderLimits {
+  maxTextLength: number;
+  maxActivePerUser: number;
+}
+
+/**
+ * Creates, lists, changes and cancels reminders. Each change stores the reminder and
+ * its next occurrence's delayed job in one transaction, so a reminder that exists always
+ * has a job that will fire it; a job whose occurrence no longer matches the reminder (it
+ * was moved or cancelled) finds nothing to do.
+ */
+export class ReminderService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly queue: JobQueue,
+    private readonly clock: Clock,
+    private readonly limits: ReminderLimits,
+  ) {}
+
+  async create(userId: string, timezone: string, input: ReminderInput): Promise<ReminderResult<ReminderView>> {
+    const planned = this.plan(timezone, input);
+    if (!planned.ok) return planned;
+    const active = await this.prisma.reminder.count({ where: { userId, status: 'active' } });
+    if (active >= this.limits.maxActivePerUser) {
+      return { ok: false, error: `The user already has ${active} active reminders, the most Herald keeps. Ask them to cancel some first.` };
+    }
+    const reminder = await this.prisma.$transaction(async (transaction) => {
+      const created = await transaction.reminder.create({
+        data: { userId, text: planned.value.text, timezone, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, createdAt: this.clock.now(), updatedAt: this.clock.now() },
+      });
+      await this.scheduleOccurrence(transaction, created.id, planned.value.nextDueAt);
+      return created;
+    });
+    return { ok: true, value: toView(reminder) };
+  }
+
+  /** Active reminders (or all), optionally only those matching words of `query`. */
+  async list(userId: string, options: { query?: string | undefined; includeInactive?: boolean | undefined } = {}): Promise<ReminderView[]> {
+    const reminders = await this.prisma.reminder.findMany({
+      where: { userId, ...(options.includeInactive ? {} : { status: 'active' }) },
+      orderBy: [{ nextDueAt: 'asc' }, { createdAt: 'asc' }],
+      take: 200,
+    });
+    return reminders.filter((reminder) => !options.query || matches(reminder.text, options.query)).map(toView);
+  }
+
+  /** Changes a reminder (found by id or by words of its text). */
+  async update(
+    userId: string,
+    target: { reminderId?: string | undefined; match?: string | undefined },
+    changes: { text?: string | undefined; at?: string | undefined; recurrence?: Recurrence | null | undefined; whenAmbiguous?: 'earlier' | 'later' | undefined },
+  ): Promise<ReminderResult<ReminderView>> {
+    const found = await this.findOne(userId, target, 'change');
+    if (!found.ok) return found;
+    const reminder = found.value;
+    const at = changes.at ?? (reminder.nextDueAt ? toLocalString(reminder.nextDueAt, reminder.timezone) : reminder.startLocal);
+    const keepsRule = changes.recurrence === undefined && reminder.rrule !== null;
+    const planned = this.plan(reminder.timezone, {
+      text: changes.text ?? reminder.text,
+      at,
+      recurrence: changes.recurrence ?? undefined,
+      whenAmbiguous: changes.whenAmbiguous,
+    }, keepsRule ? reminder.rrule! : undefined);
+    if (!planned.ok) return planned;
+    const updated = await this.prisma.$transaction(async (transaction) => {
+      const saved = await transaction.reminder.update({
+        where: { id: reminder.id },
+        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, status: 'active', updatedAt: this.clock.now() },
+      });
+      // The old occurrence's job will find the due time changed and do nothing.
+      await this.scheduleOccurrence(transaction, saved.id, planned.value.nextDueAt);
+      return saved;
+    });
+    return { ok: true, value: toView(updated) };
+  }
+
+  /** Cancels a reminder (found by id or by words of its text). */
+  async cancel(userId: string, target: { reminderId?: string | undefined; match?: string | undefined }): Promise<ReminderResult<ReminderView>> {
+    const found = await this.findOne(userId, target, 'cancel');
+    if (!found.ok) return found;
+    const cancelled = await this.prisma.reminder.update({
+      where: { id: found.value.id },
+      data: { status: 'cancelled', nextDueAt: null, updatedAt: this.clock.now() },
+    });
+    return { ok: true, value: toView(cancelled) };
+  }
+
+  /** Enqueues the delayed job that fires one occurrence. */
+  async scheduleOccurrence(executor: Prisma.TransactionClient, reminderId: string, dueAt: Date): Promise<void> {
+    const data: ReminderJobData = { reminderId, dueAt: dueAt.toISOString() };
+    await this.queue.enqueue(REMINDER_QUEUE, data, { startAfter: dueAt, transaction: prismaSqlExecutor(executor) });
+  }
+
+  /** Validates a reminder and works out its rule and first due instant. */
+  private plan(
+    timezone: string,
+    input: ReminderInput,
+    existingRule?: string,
+  ): ReminderResult<{ text: string; startLocal: string; rrule: string | null; nextDueAt: Date }> {
+    const text = input.text.trim().replace(/\s+/g, ' ');
+    if (text.length === 0) return { ok: false, error: 'The reminder needs some text: what should Herald remind the user about?' };
+    if (text.length > this.limits.maxTextLength) {
+      return { ok: false, error: `The reminder text is ${text.length} characters; reminders can be at most ${this.limits.maxTextLength}. Ask the user for a shorter version. Nothing was saved.` };
+    }
+    const startLocal = input.at.slice(0, 19);
+    const now = this.clock.now();
+    const rule = input.recurrence ? toRrule(input.recurrence) : existingRule;
+    if (!rule) {
+      const resolved = localToInstant(startLocal, timezone, input.whenAmbiguous);
+      if (!resolved.ok) return { ok: false, error: `${resolved.problem.message} Nothing was saved; ask the user which time they mean.` };
+      if (resolved.instant.getTime() <= now.getTime()) {
+        return {
+          ok: false,
+          error: `That time (${formatLocal(resolved.instant, timezone)}) has already passed; it is now ${formatLocal(now, timezone)}. Nothing was saved; ask the user what they meant (perhaps the same time tomorrow?).`,
+        };
+      }
+      return { ok: true, value: { text, startLocal, rrule: null, nextDueAt: resolved.instant } };
+    }
+    const check = localToInstant(startLocal, timezone, input.whenAmbiguous ?? 'earlier');
+    if (!check.ok && check.problem.kind === 'invalid') return { ok: false, error: `${check.problem.message}. Nothing was saved.` };
+    let first = firstOccurrence(rule, startLocal, timezone);
+    if (!first) return { ok: false, error: 'That repeat rule never produces a reminder (for example an end date before the start, or a day that never exists). Nothing was saved; ask the user to rephrase.' };
+    if (first.getTime() <= now.getTime()) first = nextOccurrence(rule, startLocal, timezone, now);
+    if (!first) return { ok: false, error: 'Every occurrence of that repeat rule is already in the past. Nothing was saved; ask the user what they meant.' };
+    return { ok: true, value: { text, startLocal, rrule: rule, nextDueAt: first } };
+  }
+
+  private async findOne(
+    userId: string,
+    target: { reminderId?: string | undefined; match?: string | undefined },
+    verb: string,
+  ): Promise<ReminderResult<Reminder>> {
+    if (target.reminderId) {
+      const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: 'active' } });
+      return reminder ? { ok: true, value: reminder } : { ok: false, error: `No active reminder has id ${target.reminderId}. Nothing was changed.` };
+    }
+    const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' } });
+    const candidates = target.match ? active.filter((reminder) => matches(reminder.text, target.match!)) : [];
+    if (candidates.length === 1) return { ok: true, value: candidates[0]! };
+    const listing = (reminders: Reminder[]) => reminders.slice(0, 10).map((reminder, index) => `${index + 1}) "${reminder.text}" (${toView(reminder).next ?? 'no time'}, id ${reminder.id})`).join('; ');
+    if (candidates.length === 0) {
+      return {
+        ok: false,
+        error: `No active reminder matches "${target.match ?? ''}", so nothing was changed. ${active.length > 0 ? `Active reminders: ${listing(active)}.` : 'The user has no active reminders.'}`,
+      };
+    }
+    return { ok: false, error: `${candidates.length} reminders match "${target.match}": ${listing(candidates)}. Nothing was changed; ask the user which one to ${verb}.` };
+  }
+}
+
+/** True when every word of `query` appears in `text` (case and punctuation ignored). */
+function matches(text: string, query: string): boolean {
+  const haystack = ` ${normalizeText(text)} `;
+  const words = normalizeText(query).split(' ').filter((word) => word.length > 0 && !['the', 'my', 'a', 'an', 'one', 'reminder', 'to', 'about'].includes(word));
+  return words.length > 0 && words.every((word) => haystack.includes(word));
+}
+
+/** A reminder as the model sees it. */
+export function toView(reminder: Reminder): ReminderView {
+  return {
+    id: reminder.id,
+    text: reminder.text,
+    status: reminder.status,
+    next: reminder.nextDueAt ? formatLocal(reminder.nextDueAt, reminder.timezone) : null,
+    nextLocal: reminder.nextDueAt ? toLocalString(reminder.nextDueAt, reminder.timezone) : null,
+    repeats: reminder.rrule ? describeRule(reminder.rrule, reminder.startLocal) : null,
+  };
+}
+
