@@ -136,9 +136,9 @@ function withoutCredentials(value: string): string {
   try {
     const url = new URL(value);
     if (url.username === '' && url.password === '') return value;
-    url.username = '[redacted]';
+    url.username = '';
     url.password = '';
-    return url.toString();
+    return url.toString().replace('//', '//[redacted]@');
   } catch {
     return value;
   }

@@ -145,6 +145,14 @@ export const environmentSchema = z
       });
     }
     if (environment.NODE_ENV === 'production') {
+      // Without these a production Herald would run but never really answer anyone:
+      // replies would go to the console transport, or say that no model is configured.
+      if (!environment.TWILIO_ACCOUNT_SID) {
+        context.addIssue({ code: 'custom', path: ['TWILIO_ACCOUNT_SID'], message: 'is required in production: without it replies are only printed, never sent' });
+      }
+      if (!environment.ANTHROPIC_API_KEY) {
+        context.addIssue({ code: 'custom', path: ['ANTHROPIC_API_KEY'], message: 'is required in production: without it Herald cannot answer' });
+      }
       if (!environment.TWILIO_AUTH_TOKEN) {
         context.addIssue({
           code: 'custom',

@@ -12,12 +12,24 @@ const run = promisify(execFile);
 const USER = 'herald';
 const PASSWORD = 'herald';
 
+/**
+ * Every process using an embedded server holds this session advisory lock (shared) on a
+ * connection of its own for as long as it uses the server. Stopping takes it exclusively
+ * first: the last user stops the server, and a process that merely reused a server (a
+ * second `npm start`, `npm run db:migrate` next to a running Herald) leaves it running for
+ * the others. A killed process's connection dies with it, and so does its share.
+ */
+const IN_USE_LOCK_KEY = 0x4845_524c; // "HERL"
+
 /** A running embedded Postgres server and how to reach it. */
 export interface EmbeddedDatabaseServer {
   /** Connection URL to the server's `postgres` database. */
   readonly serverUrl: string;
   readonly port: number;
-  /** Stops the server (and, when not persistent, deletes its directory). */
+  /**
+   * Lets go of the server: stops it when no other process is using it (and then, when not
+   * persistent, deletes its directory); otherwise leaves it running for the others.
+   */
   stop(): Promise<void>;
 }
 
@@ -35,7 +47,8 @@ interface PostgresBinaries {
  * `pg_ctl` itself: the package's own process manager hooks SIGINT/SIGTERM and exits the
  * process, which would cut Herald's graceful shutdown short. A server started here runs
  * detached, like any database server; if Herald is killed, the next start finds it
- * running on the same directory and reuses it. `persistent: false` makes the directory a
+ * running on the same directory and reuses it. Several processes may share one server
+ * (see IN_USE_LOCK_KEY): the last one to stop it stops it. `persistent: false` makes the directory a
  * throwaway, deleted on stop (test clusters).
  */
 export async function startEmbeddedPostgres(
@@ -47,11 +60,8 @@ export async function startEmbeddedPostgres(
   const dataDir = path.resolve(directory);
   const binaries = await loadBinaries();
   const owner = await postgresOwner();
-  const running = await findRunningServer(dataDir);
-  if (running !== undefined) {
-    logger.info({ port: running }, 'reusing the embedded Postgres already running on this data directory');
-    return serverHandle(running, dataDir, binaries, owner, persistent);
-  }
+  const reused = await reuseRunningServer(dataDir, binaries, owner, persistent, logger);
+  if (reused) return reused;
 
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     logger.info({ dataDir }, 'initialising an embedded Postgres data directory (first run only)');
@@ -59,17 +69,92 @@ export async function startEmbeddedPostgres(
   }
   const port = await findFreePort();
   const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`;
-  await runAs(owner, binaries.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'server.log'), '-o', serverOptions]);
+  try {
+    await runAs(owner, binaries.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'server.log'), '-o', serverOptions]);
+  } catch (error) {
+    // Another process started it between our check and our start: use theirs.
+    const raced = await reuseRunningServer(dataDir, binaries, owner, persistent, logger);
+    if (raced) return raced;
+    throw error;
+  }
   logger.info({ port, dataDir }, 'embedded Postgres started');
-  return serverHandle(port, dataDir, binaries, owner, persistent);
+  const lease = await holdInUseLease(serverUrlFor(port));
+  if (!lease) throw new Error('the embedded Postgres just started is being stopped by another process');
+  return serverHandle(port, dataDir, binaries, owner, persistent, lease, logger);
 }
 
-function serverHandle(port: number, dataDir: string, binaries: PostgresBinaries, owner: Owner, persistent: boolean): EmbeddedDatabaseServer {
+const serverUrlFor = (port: number) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+
+/** A handle on the server already running on `dataDir`, if there is one that is not being stopped. */
+async function reuseRunningServer(
+  dataDir: string,
+  binaries: PostgresBinaries,
+  owner: Owner,
+  persistent: boolean,
+  logger: Logger,
+): Promise<EmbeddedDatabaseServer | undefined> {
+  const running = await findRunningServer(dataDir);
+  if (running === undefined) return undefined;
+  const lease = await holdInUseLease(serverUrlFor(running));
+  if (!lease) {
+    // Its last user is stopping it right now; wait until it is down, then start it afresh.
+    logger.info({ port: running }, 'the embedded Postgres on this data directory is shutting down; waiting to restart it');
+    await runAs(owner, binaries.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-s']).catch(() => {});
+    return undefined;
+  }
+  logger.info({ port: running }, 'reusing the embedded Postgres already running on this data directory');
+  return serverHandle(running, dataDir, binaries, owner, persistent, lease, logger);
+}
+
+/** A connection holding a share of the in-use lock, or undefined when the server is being stopped. */
+async function holdInUseLease(serverUrl: string): Promise<pg.Client | undefined> {
+  const client = new pg.Client({ connectionString: serverUrl, application_name: 'herald-embedded-lease' });
+  // The server going away (stopped by its last user, or killed) must not crash this process.
+  client.on('error', () => {});
+  await client.connect();
+  const { rows } = await client.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock_shared($1) AS acquired', [IN_USE_LOCK_KEY]);
+  if (rows[0]?.acquired) return client;
+  await client.end().catch(() => {});
+  return undefined;
+}
+
+function serverHandle(
+  port: number,
+  dataDir: string,
+  binaries: PostgresBinaries,
+  owner: Owner,
+  persistent: boolean,
+  lease: pg.Client,
+  logger: Logger,
+): EmbeddedDatabaseServer {
+  const serverUrl = serverUrlFor(port);
+  let stopped = false;
   return {
-    serverUrl: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    serverUrl,
     port,
     async stop() {
+      if (stopped) return;
+      stopped = true;
+      await lease.end().catch(() => {});
+      // Stop only as the last user: the exclusive lock is free only when no other process
+      // holds a share. Holding it while pg_ctl stops the server keeps newcomers from joining.
+      const probe = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+      probe.on('error', () => {});
+      let lastUser = true;
+      try {
+        await probe.connect();
+        const { rows } = await probe.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock($1) AS acquired', [IN_USE_LOCK_KEY]);
+        lastUser = rows[0]?.acquired === true;
+      } catch {
+        // Unreachable: already stopped, or dying; pg_ctl below finds out.
+      }
+      if (!lastUser) {
+        await probe.end().catch(() => {});
+        logger.info({ port }, 'embedded Postgres is still used by another process; leaving it running');
+        return;
+      }
       await runAs(owner, binaries.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-s']).catch(() => {});
+      await probe.end().catch(() => {});
       if (!persistent) await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -152,7 +237,8 @@ async function findRunningServer(dataDir: string): Promise<number | undefined> {
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
-  const client = new pg.Client({ connectionString: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: serverUrlFor(port), connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
   try {
     await client.connect();
     await client.query('select 1');

@@ -69,6 +69,9 @@ export async function applyMigrations(
   const migrations = await readMigrations(directory);
   // A dedicated connection: the advisory lock belongs to the session that takes it.
   const client = new pg.Client({ connectionString });
+  // A connection dropped mid-run (the server restarting) fails the query in progress; without
+  // a listener the client's 'error' event would crash the process instead.
+  client.on('error', (error) => logger.warn({ error: error.message }, 'migration connection lost'));
   await client.connect();
   const report: MigrationReport = { applied: [], alreadyApplied: [] };
   try {

@@ -90,15 +90,24 @@ describe('docker-compose.yml', () => {
     expect(environment.NODE_ENV).toBe('production');
   });
 
-  it('gives a valid environment once TWILIO_AUTH_TOKEN and PUBLIC_BASE_URL are filled in', () => {
+  it('gives a valid environment once the Twilio, Anthropic and public URL settings are filled in', () => {
     const resolved = Object.fromEntries(Object.entries(environmentOf(app!)).map(([key, value]) => [key, withNothingSet(value)]));
 
-    // With nothing filled in, production refuses to start, naming exactly these two.
+    // With nothing filled in, production refuses to start, naming exactly these.
     const empty = environmentSchema.safeParse(resolved);
     expect(empty.success).toBe(false);
-    expect(new Set(empty.error!.issues.map((issue) => issue.path.join('.')))).toEqual(new Set(['TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL']));
+    expect(new Set(empty.error!.issues.map((issue) => issue.path.join('.')))).toEqual(
+      new Set(['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY']),
+    );
 
-    const filled = environmentSchema.safeParse({ ...resolved, TWILIO_AUTH_TOKEN: 'token', PUBLIC_BASE_URL: 'https://herald.example.com' });
+    const filled = environmentSchema.safeParse({
+      ...resolved,
+      TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
+      TWILIO_AUTH_TOKEN: 'token',
+      TWILIO_SMS_FROM: '+15005550006',
+      ANTHROPIC_API_KEY: 'key',
+      PUBLIC_BASE_URL: 'https://herald.example.com',
+    });
     expect(filled.success ? [] : filled.error.issues).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { inboundMessageSchema } from '../../channels/twilio-webhook-schemas.js';
 import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound-service.js';
+import { requireFormEncodedBody } from '../form-body.js';
 import { sendEmptyTwiml } from '../twiml.js';
 import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
 
@@ -19,6 +20,7 @@ export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioM
   app.post(
     '/twilio/messages',
     {
+      onRequest: requireFormEncodedBody,
       preValidation: verifyTwilioSignature(options.signature),
       config: {
         rateLimit: {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { statusCallbackSchema } from '../../channels/twilio-webhook-schemas.js';
+import { requireFormEncodedBody } from '../form-body.js';
 import { sendEmptyTwiml } from '../twiml.js';
 import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
 
@@ -13,7 +14,7 @@ export interface TwilioStatusRouteOptions {
 
 /** `POST /twilio/status`: delivery updates for messages Herald sent; statuses only move forward. */
 export async function twilioStatusRoute(app: FastifyInstance, options: TwilioStatusRouteOptions): Promise<void> {
-  app.post('/twilio/status', { preValidation: verifyTwilioSignature(options.signature) }, async (request, reply) => {
+  app.post('/twilio/status', { onRequest: requireFormEncodedBody, preValidation: verifyTwilioSignature(options.signature) }, async (request, reply) => {
     const parsed = statusCallbackSchema.safeParse(request.body);
     if (!parsed.success) {
       const fields = parsed.error.issues.map((issue) => issue.path.join('.') || '(body)');
