@@ -24,13 +24,17 @@ async function main(): Promise<void> {
   const herald = await createHerald({ config, logger });
   await herald.start();
   const address = await herald.app.listen({ host: config.http.host, port: config.http.port });
+  const listening = herald.app.server.address();
+  const port = typeof listening === 'object' && listening !== null ? listening.port : config.http.port;
   logger.info(
     { address, publicBaseUrl: config.http.publicBaseUrl, transport: config.twilio.transport },
-    `Herald is listening; point your Twilio number's messaging webhook at ${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/messages`,
+    listeningMessage(config.twilio.transport, Boolean(config.twilio.authToken), config.http.publicBaseUrl, port),
   );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
+    // One Ctrl+C under `npm start` can arrive several times (the terminal signals the whole
+    // process group, and npm and tsx relay it too): later copies are ignored.
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing turns in flight');
@@ -45,6 +49,24 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** What to do next: connect Twilio, or (in local mode) try Herald from this machine. */
+function listeningMessage(transport: 'twilio' | 'console', signed: boolean, publicBaseUrl: string, port: number): string {
+  const webhookUrl = `${publicBaseUrl.replace(/\/+$/, '')}/twilio/messages`;
+  if (transport === 'twilio') return `Herald is listening; point your Twilio number's messaging webhook at ${webhookUrl}`;
+  if (signed) return `Herald is listening in local mode (replies are printed here, not sent); webhooks to ${webhookUrl} must be signed with TWILIO_AUTH_TOKEN`;
+  return `Herald is listening in local mode: replies are printed here, not sent. Try it from this machine: ${localTryCommand(port)}`;
+}
+
+/**
+ * A curl command posting an inbound text as Twilio would. Without TWILIO_AUTH_TOKEN,
+ * unsigned webhooks are accepted from this machine. The MessageSid must be new each time
+ * (a repeated one is a duplicate delivery and gets no reply), hence the time and shell pid.
+ */
+function localTryCommand(port: number): string {
+  const fields = ['From=%2B14155550100', 'To=%2B15005550006', `AccountSid=AC${'0'.repeat(32)}`, 'MessageSid=SM$(date +%s)$$', 'Body=hello'];
+  return `curl ${fields.map((field) => `-d "${field}"`).join(' ')} http://127.0.0.1:${port}/twilio/messages`;
 }
 
 main().catch((error: unknown) => {

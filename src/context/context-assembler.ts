@@ -26,7 +26,7 @@ export class ContextAssembler {
 
   async assemble(input: TurnInput): Promise<OrchestratorContext> {
     const messageIds = input.messages.map((message) => message.id);
-    const [user, facts, history] = await Promise.all([
+    const [user, facts, history, answeredBefore] = await Promise.all([
       this.users.getConfig(input.userId),
       this.prisma.fact.findMany({
         where: { userId: input.userId },
@@ -34,11 +34,15 @@ export class ContextAssembler {
         select: { id: true, category: true, content: true },
       }),
       loadHistoryWindow(this.prisma, this.clock, input.userId, messageIds, this.window),
+      this.hasModelAnswered(input.userId),
     ]);
     if (!user) throw new Error(`turn ${input.turnId}: user ${input.userId} does not exist`);
     return {
       turnId: input.turnId,
-      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, isNew: user.isNew },
+      // Onboarding (ask for a name, confirm the time zone) belongs to the first answer only.
+      // Nothing records a name on the User row yet (memory-agent keeps "my name is…" as a
+      // fact), so keying it on the name alone would ask on every message, forever.
+      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, isNew: user.isNew && !answeredBefore },
       channel: input.channel,
       facts,
       history,
@@ -48,5 +52,11 @@ export class ContextAssembler {
         attachments: input.messages.reduce((total, message) => total + message.numMedia, 0),
       },
     };
+  }
+
+  /** Whether the model has already answered this user in an earlier turn (keyword and media-only replies do not count). */
+  private async hasModelAnswered(userId: string): Promise<boolean> {
+    const earlier = await this.prisma.turn.findFirst({ where: { userId, status: 'succeeded', modelCalls: { gt: 0 } }, select: { id: true } });
+    return earlier !== null;
   }
 }

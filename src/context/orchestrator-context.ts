@@ -20,7 +20,10 @@ export const userContextSchema = z.object({
   name: z.string().nullable(),
   timezone: z.string(),
   language: z.string().nullable(),
-  /** True until the user has told Herald their name: onboarding is still open. */
+  /**
+   * Onboarding is still open: Herald knows no name for them and the model has not answered
+   * them yet (the context assembler decides; see ContextAssembler).
+   */
   isNew: z.boolean(),
 });
 

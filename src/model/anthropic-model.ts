@@ -112,6 +112,8 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
     if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status });
     if (status === 529) return new ModelError('the model service is overloaded', 'overloaded', { cause: error, status });
     if (status !== undefined && status >= 500) return new ModelError(`the model service failed (${status})`, 'unavailable', { cause: error, status });
+    // 408 (request timeout) and 409 (conflict) are transient: the SDK itself retries them.
+    if (status === 408 || status === 409) return new ModelError(`the model service could not take the request (${status})`, 'unavailable', { cause: error, status });
     // 400/401/403/404: our request or our credentials are wrong; retrying will not help.
     return new ModelError(`the model service rejected the request (${status ?? 'no status'})`, 'rejected', { cause: error, status });
   }

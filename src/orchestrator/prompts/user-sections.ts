@@ -10,12 +10,20 @@ export function currentTimeSection(now: Date, timezone: string): string {
 /** `<user_context>`: who Herald is talking to (FR-9). */
 export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp'): string {
   const lines = [
-    `  <name>${user.name ? escapeXml(user.name) : '(unknown: ask for it)'}</name>`,
+    `  <name>${user.name ? escapeXml(user.name) : unknownName(user)}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
     `  <language>${user.language ? escapeXml(user.language) : '(mirror the language of their message)'}</language>`,
     `  <channel>${channel}</channel>`,
   ];
   return `<user_context>\n${lines.join('\n')}\n</user_context>`;
+}
+
+/**
+ * What to say about a name Herald does not have: ask for it while onboarding; afterwards
+ * just say so, since asking in every reply would nag (it may be among the saved facts).
+ */
+function unknownName(user: UserContext): string {
+  return user.isNew ? '(unknown: ask for it)' : '(not saved; it may be among the facts in user_memory)';
 }
 
 /** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml). */
