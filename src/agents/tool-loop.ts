@@ -94,7 +94,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     progress.modelCalls = modelCalls;
     // A snapshot: the loop appends to its transcript after the call, and a client (a
     // retrying wrapper, a test fake) may still hold this request.
-    const response = await options.model.generate({ ...options.request, messages: [...messages], tools: specs, ...(options.signal ? { signal: options.signal } : {}) });
+    const response = await untilAborted(
+      options.model.generate({ ...options.request, messages: [...messages], tools: specs, ...(options.signal ? { signal: options.signal } : {}) }),
+      options.signal,
+    );
     usage = addUsage(usage, response.usage);
     progress.usage = usage;
     const calls = toolCallsOf(response);
@@ -159,7 +162,8 @@ async function runOne(
   }
   let result: ToolResult;
   try {
-    result = await tool.run(parsed.data, options.toolContext);
+    // A tool that ignores the signal cannot hold the step past its timeout (C-5, C-1).
+    result = await untilAborted(tool.run(parsed.data, options.toolContext), options.signal);
   } catch (error) {
     // An unexpected throw is still the tool's failure, reported to the model, not a crash.
     if (options.signal?.aborted) {
@@ -178,6 +182,35 @@ async function runOne(
     record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: result.output },
     content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
   };
+}
+
+/**
+ * `work`, or a rejection with the signal's reason as soon as it is aborted, whichever comes
+ * first: timeouts stop the loop even when the work in flight does not listen to the signal.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {}); // it may still settle later; nobody is waiting for it
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** JSON with sorted keys, so equal arguments compare equal. */

@@ -49,32 +49,52 @@ export class FactService {
     return facts.map(toView);
   }
 
+  /**
+   * Saves a fact: 'unchanged' when it repeats a saved one, 'updated' when it replaces the
+   * fact about the same subject, else 'created'. Writes for one user are serialized by a
+   * transaction-scoped advisory lock, so concurrent repeats (with or without a subject)
+   * still end up as one row, reported once as created.
+   */
   async remember(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
-    const content = fact.content.trim();
-    const subject = fact.subject ? normalizeFact(fact.subject).slice(0, 80) || undefined : undefined;
-    const existing = await this.prisma.fact.findMany({ where: { userId } });
-    const normalized = normalizeFact(content);
-    const repeat = existing.find((candidate) => normalizeFact(candidate.content) === normalized);
-    if (repeat) return { effect: 'unchanged', fact: toView(repeat) };
-    const sameSubject = subject ? existing.find((candidate) => candidate.subject === subject) : undefined;
-    const now = this.clock.now();
-    if (sameSubject) {
-      const updated = await this.prisma.fact.update({ where: { id: sameSubject.id }, data: { content, category: fact.category, updatedAt: now } });
-      return { effect: 'updated', fact: toView(updated) };
-    }
     try {
-      const created = await this.prisma.fact.create({
-        data: { userId, category: fact.category, subject: subject ?? null, content, createdAt: now, updatedAt: now },
-      });
-      return { effect: 'created', fact: toView(created) };
+      return await this.rememberLocked(userId, fact);
     } catch (error) {
-      // The same subject written concurrently: the unique (userId, subject) index decides.
-      if ((error as { code?: string }).code === 'P2002' && subject) {
-        const updated = await this.prisma.fact.update({ where: { userId_subject: { userId, subject } }, data: { content, category: fact.category, updatedAt: now } });
-        return { effect: 'updated', fact: toView(updated) };
-      }
+      // A writer that bypassed the lock took the subject first: the unique (userId, subject)
+      // index refused ours. Once more, now that its row is visible: it becomes an update.
+      if ((error as { code?: string }).code === 'P2002') return this.rememberLocked(userId, fact);
       throw error;
     }
+  }
+
+  private rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
+    const content = fact.content.trim();
+    const subject = fact.subject ? normalizeFact(fact.subject).slice(0, 80) || undefined : undefined;
+    const normalized = normalizeFact(content);
+    return this.prisma.$transaction(async (transaction) => {
+      await transaction.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fact:${userId}`}, 0))`;
+      const existing = await transaction.fact.findMany({ where: { userId } });
+      const repeat = existing.find((candidate) => normalizeFact(candidate.content) === normalized);
+      const sameSubject = subject ? existing.find((candidate) => candidate.subject === subject) : undefined;
+      if (repeat) {
+        // Nothing new to know. A repeat saved without a subject takes this one (when no other
+        // fact has it), so that a later fact about the subject replaces it instead of
+        // contradicting it: "Is vegetarian", then "diet: eats fish now".
+        if (subject && repeat.subject === null && !sameSubject) {
+          const keyed = await transaction.fact.update({ where: { id: repeat.id }, data: { subject } });
+          return { effect: 'unchanged' as const, fact: toView(keyed) };
+        }
+        return { effect: 'unchanged' as const, fact: toView(repeat) };
+      }
+      const now = this.clock.now();
+      if (sameSubject) {
+        const updated = await transaction.fact.update({ where: { id: sameSubject.id }, data: { content, category: fact.category, updatedAt: now } });
+        return { effect: 'updated' as const, fact: toView(updated) };
+      }
+      const created = await transaction.fact.create({
+        data: { userId, category: fact.category, subject: subject ?? null, content, createdAt: now, updatedAt: now },
+      });
+      return { effect: 'created' as const, fact: toView(created) };
+    });
   }
 
   /** Changes a fact; undefined when the user has no such fact. */

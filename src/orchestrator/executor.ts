@@ -2,7 +2,7 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
-import { TimeoutError } from '../shared/errors.js';
+import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import type { PlannedStep } from './plan-schema.js';
 import { logPlanEvent, logStepEvent } from './plan-events.js';
 import { completedOutputs, type ExecutionPlan, type PlanStep, type StepResult } from './plan-state.js';
@@ -67,7 +67,10 @@ export async function executePlan(
     if (signal.aborted) return timedOut(plan, deps);
 
     const result = await runWithRetries(plan, step, context, replyLanguage, signal, deps);
-    if (signal.aborted && !result.success) return timedOut(plan, deps);
+    if (signal.aborted && !result.success) {
+      plan.errors.push({ stepId: step.id, error: result.error ?? 'timed out' });
+      return timedOut(plan, deps);
+    }
 
     let replanReason: string | undefined;
     if (result.success) {
@@ -77,9 +80,12 @@ export async function executePlan(
         await skipPending(plan, deps);
         return { plan, question: output.question };
       }
-      const laterSteps = plan.steps.some((candidate) => candidate.status === 'pending');
+      // A later step needs this one unless the planner said it depends only on other steps.
+      const laterNeedIt = plan.steps.some(
+        (candidate) => candidate.status === 'pending' && (candidate.dependsOn.length === 0 || candidate.dependsOn.includes(step.id)),
+      );
       if (output.needsReplan) replanReason = `step ${step.id} reported the plan cannot work: ${output.replanReason ?? 'no reason given'}`;
-      else if (output.isEmpty && laterSteps) replanReason = `step ${step.id} found nothing, and later steps needed its result`;
+      else if (output.isEmpty && laterNeedIt) replanReason = `step ${step.id} found nothing, and later steps needed its result`;
     } else {
       plan.errors.push({ stepId: step.id, error: result.error ?? 'failed' });
       replanReason = `step ${step.id} failed after ${step.retryCount + 1} attempt(s): ${result.error ?? 'unknown error'}`;
@@ -153,7 +159,7 @@ async function runWithRetries(
 
 /** Phoenix retry (seed 002): what went wrong, in a few lines, instead of the transcript. */
 function summarizeAttempt(attempt: number, result: StepResult): string {
-  const calls = result.toolCalls.map((call) => `${call.name}(${call.isError ? 'error' : 'ok'})`).join(', ') || 'none';
+  const calls = result.toolCalls.map((call) => `${call.name}(${call.interrupted ? 'interrupted: it may have taken effect' : call.isError ? 'error' : 'ok'})`).join(', ') || 'none';
   return `Attempt ${attempt} failed: ${result.error ?? 'unknown error'}\nTool calls made: ${calls}. Changes they made are real: check before repeating them.`;
 }
 
@@ -174,18 +180,30 @@ async function replan(
     remaining: plan.steps.flatMap((step) => (step.status === 'pending' ? [{ stepId: step.id, agent: step.agent, task: step.task }] : [])),
     stepsLeft,
   });
-  const outcome = await deps.replan({
-    replanning: request,
-    stepsAllowed: stepsLeft,
-    knownStepIds: plan.steps.filter((step) => step.status === 'completed').map((step) => step.id),
-  });
+  let outcome: PlanningOutcome;
+  try {
+    outcome = await deps.replan({
+      replanning: request,
+      stepsAllowed: stepsLeft,
+      knownStepIds: plan.steps.filter((step) => step.status === 'completed').map((step) => step.id),
+    });
+  } catch (error) {
+    // The replanning call failed or was cut off: the finished steps' results still stand (FR-3, NFR-5).
+    if (signal.aborted) return { kind: 'stop', outcome: await timedOut(plan, deps) };
+    deps.logger.warn({ planId: plan.id, blame: blameOf(error), error: describeError(error) }, 'replanning failed; keeping the results so far');
+    plan.status = 'failed';
+    await skipPending(plan, deps);
+    logPlanEvent(deps.logger, 'plan_failed', plan, { reason: 'replan failed' });
+    return { kind: 'stop', outcome: { plan, note: 'The request could not be completed.' } };
+  }
   if (signal.aborted) return { kind: 'stop', outcome: await timedOut(plan, deps) };
   // The old plan's unrun steps are replaced by the revision.
   await skipPending(plan, deps);
   plan.version += 1;
   if (outcome.kind === 'direct') {
-    plan.status = 'completed';
-    logPlanEvent(deps.logger, 'plan_replanned', plan, { reason: 'replanner answered directly' });
+    // The replanner chose to stop: the plan failed if a step did, else it is complete.
+    plan.status = plan.steps.some((step) => step.status === 'failed') ? 'failed' : 'completed';
+    logPlanEvent(deps.logger, 'plan_replanned', plan, { reason: 'replanner answered directly', ...totalsFields(deps.totals()) });
     await deps.store.planUpdated(plan, 'executing', deps.totals());
     return { kind: 'stop', outcome: { plan, replannerReply: outcome.reply } };
   }
@@ -197,7 +215,7 @@ async function replan(
   const added = mergeSteps(plan, outcome.plan.steps);
   if (outcome.plan.responseHint) plan.responseHint = outcome.plan.responseHint;
   plan.status = 'executing';
-  logPlanEvent(deps.logger, 'plan_replanned', plan, { added });
+  logPlanEvent(deps.logger, 'plan_replanned', plan, { added, ...totalsFields(deps.totals()) });
   await deps.store.planUpdated(plan, 'executing', deps.totals());
   return { kind: 'continue', added };
 }
@@ -210,8 +228,12 @@ export function mergeSteps(plan: ExecutionPlan, revision: PlannedStep[]): number
   const renamed = new Map<string, string>();
   let added = 0;
   for (const planned of revision) {
-    const repeatsCompleted = plan.steps.some((step) => step.status === 'completed' && step.agent === planned.agent && step.task.trim() === planned.task.trim());
-    if (repeatsCompleted) continue;
+    const repeated = plan.steps.find((step) => step.status === 'completed' && step.agent === planned.agent && step.task.trim() === planned.task.trim());
+    if (repeated) {
+      // Later steps that depend on the dropped repeat get the completed step's result.
+      renamed.set(planned.id, repeated.id);
+      continue;
+    }
     let id = `${planned.id}_v${plan.version}`;
     while (plan.steps.some((step) => step.id === id)) id = `${id}_`;
     renamed.set(planned.id, id);
@@ -227,6 +249,10 @@ export function mergeSteps(plan: ExecutionPlan, revision: PlannedStep[]): number
     added += 1;
   }
   return added;
+}
+
+function totalsFields(totals: PlanTotals): Record<string, number> {
+  return { modelCalls: totals.modelCalls, inputTokens: totals.usage.inputTokens, outputTokens: totals.usage.outputTokens };
 }
 
 async function skipPending(plan: ExecutionPlan, deps: ExecutorDependencies): Promise<void> {

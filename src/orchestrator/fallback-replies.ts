@@ -12,6 +12,7 @@ const replies = {
       "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
     mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
     progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
+    done: 'Done.',
   },
   he: {
     apology: 'סליחה, לא הצלחתי לטפל בזה כרגע. ההודעה שלך נשמרה; נסו שוב בעוד דקה.',
@@ -19,6 +20,7 @@ const replies = {
     noModel: 'Herald עדיין לא מחובר למודל הבינה המלאכותית (לא הוגדר ANTHROPIC_API_KEY), ולכן איני יכול לענות כראוי. ההודעה שלך נשמרה.',
     mediaOnly: 'בינתיים אני יכול לקרוא רק טקסט, אז לא ראיתי מה ששלחת. תוכלו לתאר את זה במילים?',
     progress: 'אני על זה — זה לוקח קצת יותר זמן מהרגיל. אכתוב לכם ברגע שזה יסתיים.',
+    done: 'בוצע.',
   },
 } as const;
 

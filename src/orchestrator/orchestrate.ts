@@ -111,7 +111,7 @@ export async function orchestrate(
       turnSections: [routingHintsSection(hints)],
     });
     if (planning.kind === 'direct') {
-      logPlanEvent(logger, 'plan_answered_directly', { id: planId }, { modelCalls: model.calls });
+      logPlanEvent(logger, 'plan_answered_directly', { id: planId }, { modelCalls: model.calls, inputTokens: model.usage.inputTokens, outputTokens: model.usage.outputTokens, cacheReadTokens: model.usage.cacheReadTokens });
       await deps.store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
       return result(planning.reply, 'succeeded', 'direct');
     }
@@ -153,7 +153,8 @@ export async function orchestrate(
     await deps.store.planFinished(planId, blame === 'timeout' ? 'timed_out' : 'failed', totals(), deps.clock.now(), describeError(error)).catch(() => {});
     return result(fallbackReply(apologyFor(blame), context.user.language, context.message.text), 'failed', 'fallback', { blame, message: describeError(error) });
   } finally {
-    progress.stop();
+    // An "on it" already on its way must leave before the reply does.
+    await progress.stop();
   }
 }
 
@@ -176,28 +177,42 @@ async function finish(
     return result(outcome.question, 'succeeded', 'clarification');
   }
   let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
-  if (reply === undefined) {
+  if (reply === undefined && !shutdown?.aborted) {
     // Composing gets its own short budget, so a timed-out plan still explains itself.
     const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
     reply = await composeReply(context, plan, language, { model, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
       (error: unknown) => {
         logger.warn({ error: describeError(error) }, 'composing failed; using a fallback reply');
-        return fallbackFor(plan, context);
+        return undefined;
       },
     );
   }
+  reply ??= fallbackFor(plan, context);
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
-  logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, { modelCalls: model.calls });
-  const failedSteps = plan.steps.filter((step) => step.status === 'failed' || step.status === 'skipped').length;
+  // A plan that recovered by replanning succeeded: judge by the final version's steps.
+  const finalSteps = plan.steps.filter((step) => step.version === plan.version);
+  const succeeded = status === 'completed' && finalSteps.every((step) => step.status === 'completed');
+  logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, {
+    modelCalls: model.calls,
+    inputTokens: model.usage.inputTokens,
+    outputTokens: model.usage.outputTokens,
+    cacheReadTokens: model.usage.cacheReadTokens,
+    durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
+  });
   await deps.store.planFinished(plan.id, status, { modelCalls: model.calls, usage: model.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
-  if (status === 'completed' && failedSteps === 0) return result(reply, 'succeeded', 'plan');
+  if (succeeded) return result(reply, 'succeeded', 'plan');
   const blame = status === 'timed_out' ? 'timeout' : 'partial';
   return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` });
 }
 
-/** A reply without the model: what finished steps said for themselves, or an apology. */
+/**
+ * A reply without the model (the composer failed): what finished steps said for
+ * themselves; for a completed plan a plain "done" (an apology would invite the user to
+ * repeat what already happened); otherwise an apology.
+ */
 function fallbackFor(plan: ExecutionPlan, context: OrchestratorContext): string {
   const replies = plan.steps.flatMap((step) => (step.status === 'completed' && step.result?.output?.reply ? [step.result.output.reply] : []));
+  if (plan.status === 'completed') return replies.length > 0 ? replies.join('\n') : fallbackReply('done', context.user.language, context.message.text);
   const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : 'apology', context.user.language, context.message.text);
   return replies.length > 0 ? `${replies.join('\n')}\n${apology}` : apology;
 }
@@ -208,14 +223,20 @@ function startProgressTimer(
   afterMs: number,
   context: OrchestratorContext,
   logger: Logger,
-): { stop(): void } {
-  if (!onProgress) return { stop() {} };
+): { stop(): Promise<void> } {
+  if (!onProgress) return { stop: async () => {} };
+  let sending: Promise<void> | undefined;
   const timer = setTimeout(() => {
     logger.info({ afterMs }, 'plan still running; sending a progress message');
-    onProgress(progressMessage(context.user.language, context.message.text)).catch((error: unknown) =>
+    sending = onProgress(progressMessage(context.user.language, context.message.text)).catch((error: unknown) =>
       logger.warn({ error: describeError(error) }, 'progress message failed'),
     );
   }, afterMs);
   timer.unref?.();
-  return { stop: () => clearTimeout(timer) };
+  return {
+    stop: async () => {
+      clearTimeout(timer);
+      await sending;
+    },
+  };
 }

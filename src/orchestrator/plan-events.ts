@@ -12,9 +12,24 @@ export type StepEvent = 'step_started' | 'step_completed' | 'step_failed' | 'ste
  * outputs stay out of info-level logs; they are in the PlanRun/StepRun rows.
  */
 export function logPlanEvent(logger: Logger, event: PlanEvent, plan: Pick<ExecutionPlan, 'id' | 'version' | 'status' | 'steps'> | { id: string }, extra: Record<string, unknown> = {}): void {
-  const details = 'steps' in plan ? { planId: plan.id, version: plan.version, status: plan.status, steps: plan.steps.length } : { planId: plan.id };
+  const details =
+    'steps' in plan
+      ? { planId: plan.id, version: plan.version, status: plan.status, steps: plan.steps.length }
+      : // Before a plan exists (answered directly, no valid plan): the event says the status.
+        { planId: plan.id, status: statusOf[event] };
   logger.info({ event, ...details, ...extra }, event);
 }
+
+/** The status each plan event stands for, for events logged before a plan exists. */
+const statusOf: Record<PlanEvent, string> = {
+  plan_created: 'executing',
+  plan_replanned: 'executing',
+  plan_completed: 'completed',
+  plan_failed: 'failed',
+  plan_timeout: 'timed_out',
+  plan_needs_clarification: 'needs_clarification',
+  plan_answered_directly: 'answered_directly',
+};
 
 /** Logs a step transition with plan id, step id, agent, status, retry count, duration and tokens. */
 export function logStepEvent(logger: Logger, event: StepEvent, planId: string, step: PlanStep, result?: StepResult): void {

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../agents/agent-definition.js';
-import { runToolLoop, type ToolCallRecord } from '../agents/tool-loop.js';
+import { runToolLoop, type ToolCallRecord, type ToolLoopProgress } from '../agents/tool-loop.js';
 import type { UserContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import { emptyUsage, type ModelClient } from '../model/model-client.js';
@@ -54,9 +54,12 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
     inputSchema: outputSchema,
     run: async () => ({ isError: false, output: 'Recorded.' }),
   });
-  const system = agentSystemPrompt(agent, attempt.user, deps.clock.now());
+  const system = agentSystemPrompt(agent, attempt.user, deps.clock.now(), attempt.replyLanguage);
   const task = agentTaskMessage(attempt, agent.promptBudgetTokens - estimateTokens(system.map((block) => block.text).join('')));
-  let toolCalls: ToolCallRecord[] = [];
+  // Filled in as the agent works, so a step cut off by a timeout still records (and its
+  // retry is told) which tools already ran, and what the calls cost.
+  const progress: ToolLoopProgress = { toolCalls: [], usage: emptyUsage(), modelCalls: 0 };
+  const toolCalls: ToolCallRecord[] = progress.toolCalls;
   const finished = (result: Omit<StepResult, 'durationMs' | 'toolCalls'>): StepResult => ({
     ...result,
     toolCalls,
@@ -78,8 +81,8 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, clock: deps.clock, logger: deps.logger, signal: attempt.signal },
       maxIterations: deps.maxIterations,
       signal: attempt.signal,
+      progress,
     });
-    toolCalls = loop.toolCalls;
     const base = { usage: loop.usage, modelCalls: loop.modelCalls };
     if (loop.stop === 'stalled') {
       return finished({ ...base, success: false, errorKind: 'stalled', error: 'the agent repeated the same tool call with the same arguments' });
@@ -99,8 +102,8 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
     const timedOut = attempt.signal.aborted;
     const reason = timedOut && attempt.signal.reason instanceof Error ? attempt.signal.reason : error;
     return finished({
-      usage: emptyUsage(),
-      modelCalls: 0,
+      usage: progress.usage,
+      modelCalls: progress.modelCalls,
       success: false,
       errorKind: timedOut ? 'timeout' : blameOf(error),
       error: timedOut ? describeError(reason instanceof TimeoutError ? reason : new TimeoutError('the step took too long')) : describeError(error),

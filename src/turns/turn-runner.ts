@@ -80,7 +80,7 @@ export class TurnRunner {
     const channel: Channel = latest.channel;
     const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
     const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
-    logger.info({ keyword }, 'turn started');
+    logger.info({ keyword, messageIds: batch.map((message) => message.id) }, 'turn started');
 
     try {
       await this.complete(turn.id, userId, user, batch, keyword, signal, logger);
@@ -95,7 +95,7 @@ export class TurnRunner {
           data: {
             status: 'failed',
             errorKind: interrupted ? 'interrupted' : blameOf(error),
-            errorMessage: (interrupted ? 'interrupted by shutdown; its messages stay pending' : describeError(error)).slice(0, 1000),
+            errorMessage: (interrupted ? `interrupted (${error.message}); its messages stay pending` : describeError(error)).slice(0, 1000),
             finishedAt: this.deps.clock.now(),
           },
         })
@@ -127,7 +127,7 @@ export class TurnRunner {
     } else {
       outcome = await this.answer(turnId, userId, channel, batch, signal, logger);
     }
-    if (signal.aborted) throw new TurnInterrupted('shutting down');
+    if (signal.aborted) throw interruption(signal);
 
     await this.deps.prisma.$transaction(async (transaction) => {
       const now = this.deps.clock.now();
@@ -205,7 +205,7 @@ export class TurnRunner {
         outputTokens: result.usage.outputTokens,
       };
     } catch (error) {
-      if (signal.aborted) throw new TurnInterrupted('shutting down', { cause: error });
+      if (signal.aborted) throw interruption(signal, error);
       // A bug, not an expected failure: still never leave the user in silence.
       logger.error({ error: describeError(error) }, 'turn crashed; apologising');
       const user = await this.deps.users.getConfig(userId);
@@ -245,6 +245,12 @@ export class TurnRunner {
     if (message.optOutType) return base;
     return { ...base, reply: keywordReply(keyword, language) };
   }
+}
+
+/** Why an aborted turn stopped: the worker's reason (shutdown, a lost lease) when it gave one. */
+function interruption(signal: AbortSignal, cause?: unknown): TurnInterrupted {
+  if (signal.reason instanceof TurnInterrupted) return signal.reason;
+  return new TurnInterrupted('shutting down', cause === undefined ? undefined : { cause });
 }
 
 function takeWhile<Item>(items: Item[], predicate: (item: Item) => boolean): Item[] {

@@ -1,5 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+
+/**
+ * Memory end to end (seed 001 step 3.2, DESIGN.md "Memory"): the orchestrator reads every
+ * fact in its prompt; writes go through memory-agent, de-duplicated (a repeat changes
+ * nothing, a fact about the same subject replaces the old one); and sub-agents never see
+ * memory or history (FR-7, FR-8). Each test asserts its exact number of model calls.
+ */
+
+/**
+ * Scripted answers that check the request they answer. A failing expectation inside one
+ * would reach the test only as a 500 from the fake; this keeps the real assertion.
+ */
+const scriptFailures: unknown[] = [];
+function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
+  return (request) => {
+    try {
+      return script(request);
+    } catch (error) {
+      scriptFailures.push(error);
+      throw error;
+    }
+  };
+}
+
+function plan(task: string, goal = 'Update what Herald remembers'): ScriptedAnthropicResponse {
+  return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A memory write', goal, steps: [{ id: 'step_1', agent: 'memory-agent', task }], responseHint: 'Confirm briefly' } }] };
+}
+
+const isAgentRequest = (request: RecordedAnthropicRequest) => request.toolNames().includes('complete_step');
+const shownMessages = (request: RecordedAnthropicRequest) => (request.body.messages ?? []).map((message) => ({ role: message.role, content: message.content }));
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 describe('memory through the orchestrator, end to end', () => {
   let harness: HeraldHarness;
@@ -8,9 +40,41 @@ describe('memory through the orchestrator, end to end', () => {
   beforeAll(async () => {
     harness = await HeraldHarness.start();
   });
+  beforeEach(() => {
+    harness.anthropic.reset();
+    harness.twilio.reset();
+  });
   afterAll(async () => {
     await harness.close();
   });
+
+  /** Sends a text from `phone`, waits for the one reply, and returns it. */
+  async function send(body: string, phone = user): Promise<string> {
+    const response = await harness.inbound({ from: phone, body });
+    expect(response.statusCode).toBe(200);
+    const [reply] = await harness.replies(1);
+    const [failure] = scriptFailures.splice(0);
+    if (failure) throw failure;
+    expect(reply?.to).toBe(phone);
+    return reply!.body ?? '';
+  }
+
+  async function userId(phone = user): Promise<string> {
+    return (await harness.database.prisma.user.findUniqueOrThrow({ where: { phone } })).id;
+  }
+  async function facts(phone = user) {
+    return harness.database.prisma.fact.findMany({ where: { userId: await userId(phone) }, orderBy: { createdAt: 'asc' } });
+  }
+  /** The user's latest turn with its plan and steps. */
+  async function latestTurn(phone = user) {
+    const turn = await harness.database.prisma.turn.findFirstOrThrow({
+      where: { userId: await userId(phone) },
+      orderBy: { startedAt: 'desc' },
+      include: { plans: { include: { stepRuns: { orderBy: { startedAt: 'asc' } } } } },
+    });
+    expect(turn.plans).toHaveLength(1);
+    return { turn, planRun: turn.plans[0]!, steps: turn.plans[0]!.stepRuns };
+  }
 
   it('saves two facts with one memory-agent step and confirms in one text: two model calls', async () => {
     harness.anthropic.enqueue(
@@ -42,13 +106,15 @@ describe('memory through the orchestrator, end to end', () => {
         ],
       },
     );
-    await harness.inbound({ from: user, body: "remember that I'm vegetarian and that my sister is Dana" });
-    const [reply] = await harness.replies(1);
-    expect(reply?.body).toBe("Got it: you're vegetarian and your sister is Dana.");
+    const reply = await send("remember that I'm vegetarian and that my sister is Dana");
+    expect(reply).toBe("Got it: you're vegetarian and your sister is Dana.");
     expect(harness.anthropic.requests).toHaveLength(2);
 
-    const facts = await harness.database.prisma.fact.findMany({ orderBy: { createdAt: 'asc' } });
-    expect(facts.map((fact) => fact.content)).toEqual(['Is vegetarian', "Sister's name is Dana"]);
+    const saved = await facts();
+    expect(saved.map((fact) => [fact.category, fact.subject, fact.content])).toEqual([
+      ['preferences', 'diet', 'Is vegetarian'],
+      ['relationships', 'sister', "Sister's name is Dana"],
+    ]);
 
     // The sub-agent saw its task, not the conversation or memory.
     const agentRequest = harness.anthropic.requests[1]!;
@@ -57,20 +123,240 @@ describe('memory through the orchestrator, end to end', () => {
 
     const plans = await harness.database.prisma.planRun.findMany({ include: { stepRuns: true } });
     expect(plans).toHaveLength(1);
-    expect(plans[0]).toMatchObject({ status: 'completed', modelCalls: 2 });
-    expect(plans[0]?.stepRuns.map((step) => step.status)).toEqual(['completed']);
+    const { turn, planRun, steps } = await latestTurn();
+    expect(planRun).toMatchObject({ status: 'completed', modelCalls: 2, version: 1, replans: 0, goal: 'Remember that the user is vegetarian and their sister is Dana' });
+    expect(planRun.finishedAt).not.toBeNull();
+    // Token totals are the sum of both calls, as the fake counted them.
+    expect(planRun.inputTokens).toBeGreaterThan(0);
+    expect(planRun.outputTokens).toBeGreaterThan(0);
+    expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 2, inputTokens: planRun.inputTokens, outputTokens: planRun.outputTokens });
+
+    expect(steps).toHaveLength(1);
+    const [step] = steps;
+    expect(step).toMatchObject({ stepId: 'step_1', agent: 'memory-agent', planVersion: 1, attempt: 0, status: 'completed', modelCalls: 1, error: null, errorKind: null });
+    expect(step!.inputTokens).toBeGreaterThan(0);
+    expect(step!.outputTokens).toBeGreaterThan(0);
+    expect(step!.inputTokens).toBeLessThan(planRun.inputTokens);
+    expect(step!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(step!.output).toMatchObject({ summary: 'Saved two facts', created: [{ description: 'Is vegetarian' }, { description: "Sister's name is Dana" }] });
+    expect(step!.toolCalls).toEqual([
+      expect.objectContaining({ name: 'remember_fact', isError: false, mutates: true, result: expect.objectContaining({ effect: 'created' }) }),
+      expect.objectContaining({ name: 'remember_fact', isError: false, mutates: true, result: expect.objectContaining({ effect: 'created' }) }),
+    ]);
   });
 
   it('answers "what do you know about me?" from memory in one model call', async () => {
-    harness.anthropic.enqueue((request) => {
-      const system = request.systemText();
-      expect(system).toContain('Is vegetarian');
-      expect(system).toContain("Sister&apos;s name is Dana".replace('&apos;', "'"));
-      return { text: "You're vegetarian and your sister is Dana." };
+    harness.anthropic.enqueue(
+      checked((request) => {
+        const system = request.systemText();
+        expect(system).toMatch(/<fact id="[^"]+" category="preferences">Is vegetarian<\/fact>/);
+        expect(system).toMatch(/<fact id="[^"]+" category="relationships">Sister's name is Dana<\/fact>/);
+        return { text: "You're vegetarian and your sister is Dana." };
+      }),
+    );
+    expect(await send('what do you know about me?')).toBe("You're vegetarian and your sister is Dana.");
+    expect(harness.anthropic.requests).toHaveLength(1);
+    const { planRun, steps } = await latestTurn();
+    expect(planRun.status).toBe('answered_directly');
+    expect(steps).toEqual([]);
+  });
+
+  it('"hi" costs exactly one model call', async () => {
+    harness.anthropic.enqueue({ text: 'Hi! What can I do for you?' });
+    expect(await send('hi')).toBe('Hi! What can I do for you?');
+    expect(harness.anthropic.requests).toHaveLength(1);
+    expect((await latestTurn()).turn.modelCalls).toBe(1);
+  });
+
+  it('a repeated fact is not stored twice (2 calls)', async () => {
+    const before = await facts();
+    harness.anthropic.enqueue(plan('Save this fact: the user is vegetarian (category preferences, subject diet).'), {
+      toolCalls: [
+        { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'is vegetarian.' } },
+        // Nothing was created, so nothing is claimed: the verifier holds the agent to that.
+        { name: 'complete_step', input: { summary: 'Already saved; nothing changed', reply: 'I already have that: you’re vegetarian.' } },
+      ],
     });
-    await harness.inbound({ from: user, body: 'what do you know about me?' });
-    const replies = await harness.replies(2);
-    expect(replies[1]?.body).toBe("You're vegetarian and your sister is Dana.");
-    expect(harness.anthropic.requests).toHaveLength(3);
+    expect(await send("remember I'm vegetarian")).toBe('I already have that: you’re vegetarian.');
+    expect(harness.anthropic.requests).toHaveLength(2);
+
+    expect(await facts()).toEqual(before);
+    const { planRun, steps } = await latestTurn();
+    expect(planRun.status).toBe('completed');
+    expect(steps[0]!.toolCalls).toEqual([expect.objectContaining({ name: 'remember_fact', result: expect.objectContaining({ effect: 'unchanged' }) })]);
+  });
+
+  it('a contradicting fact about the same subject updates the old one (2 calls)', async () => {
+    const [diet, sister] = await facts();
+    harness.anthropic.enqueue(plan('The user now eats fish. Save it under subject "diet" (category preferences), replacing the old diet fact.'), {
+      toolCalls: [
+        { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'Eats fish (pescatarian)' } },
+        { name: 'complete_step', input: { summary: 'Updated the diet fact', reply: "Updated: you eat fish now.", updated: [{ id: diet!.id, description: 'Eats fish (pescatarian)' }] } },
+      ],
+    });
+    expect(await send('actually I eat fish now')).toBe('Updated: you eat fish now.');
+    expect(harness.anthropic.requests).toHaveLength(2);
+
+    const after = await facts();
+    expect(after.map((fact) => [fact.id, fact.subject, fact.content])).toEqual([
+      [diet!.id, 'diet', 'Eats fish (pescatarian)'],
+      [sister!.id, 'sister', "Sister's name is Dana"],
+    ]);
+    expect(after[0]!.updatedAt.getTime()).toBeGreaterThan(diet!.updatedAt.getTime());
+  });
+
+  it('"forget that my sister is Dana": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
+    const sister = (await facts()).find((fact) => fact.subject === 'sister')!;
+    harness.anthropic.enqueue(
+      checked((request) => {
+        const match = /<fact id="([^"]+)" category="relationships">Sister's name is Dana<\/fact>/.exec(request.systemText());
+        expect(match?.[1]).toBe(sister.id);
+        return plan(`Remove the saved fact with id ${match![1]} ("Sister's name is Dana").`);
+      }),
+      checked((request) => {
+        const factId = UUID.exec(request.lastUserText())?.[0];
+        expect(factId).toBe(sister.id);
+        return {
+          toolCalls: [
+            { name: 'remove_fact', input: { factId } },
+            { name: 'complete_step', input: { summary: 'Removed 1 fact', reply: "Done, I've forgotten that.", deleted: [{ id: factId, description: "Sister's name is Dana" }] } },
+          ],
+        };
+      }),
+    );
+    expect(await send('forget that my sister is Dana')).toBe("Done, I've forgotten that.");
+    expect(harness.anthropic.requests).toHaveLength(2);
+    expect((await facts()).map((fact) => fact.content)).toEqual(['Eats fish (pescatarian)']);
+    expect((await latestTurn()).steps[0]!.toolCalls).toEqual([expect.objectContaining({ name: 'remove_fact', result: expect.objectContaining({ effect: 'deleted' }) })]);
+  });
+
+  const question = "Whose birthday should I remember, and when is it?";
+
+  it('a step that needs clarification: the user gets exactly the question (2 calls)', async () => {
+    const before = await facts();
+    harness.anthropic.enqueue(plan('Save the birthday of the person the user calls "him". The user did not say who he is or the date.'), {
+      toolCalls: [{ name: 'complete_step', input: { summary: 'Cannot save: unknown person and date', needsClarification: true, question } }],
+    });
+    expect(await send('remember his birthday')).toBe(question);
+    expect(harness.anthropic.requests).toHaveLength(2);
+    expect(harness.twilio.messages).toHaveLength(1);
+    expect(await facts()).toEqual(before);
+    const { turn, planRun, steps } = await latestTurn();
+    expect(planRun.status).toBe('needs_clarification');
+    expect(steps.map((step) => step.status)).toEqual(['completed']);
+    expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 2 });
+  });
+
+  it('the answer starts a fresh plan whose planner sees the question in the history (2 calls)', async () => {
+    const previousPlan = (await latestTurn()).planRun.id;
+    harness.anthropic.enqueue(
+      checked((request) => {
+        const messages = shownMessages(request);
+        expect(messages.at(-1)).toEqual({ role: 'user', content: "my brother Sam's, May 3" });
+        expect(messages.at(-2)).toEqual({ role: 'assistant', content: question });
+        expect(messages.at(-3)).toEqual({ role: 'user', content: 'remember his birthday' });
+        expect(request.toolNames()).toContain('create_plan');
+        return plan("Save this fact: the user's brother Sam's birthday is May 3 (category relationships, subject \"brother sam birthday\").");
+      }),
+      {
+        toolCalls: [
+          { name: 'remember_fact', input: { category: 'relationships', subject: 'brother sam birthday', content: "Brother Sam's birthday is May 3" } },
+          { name: 'complete_step', input: { summary: 'Saved 1 fact', reply: "Saved: Sam's birthday is May 3.", created: [{ description: "Brother Sam's birthday is May 3" }] } },
+        ],
+      },
+    );
+    expect(await send("my brother Sam's, May 3")).toBe("Saved: Sam's birthday is May 3.");
+    expect(harness.anthropic.requests).toHaveLength(2);
+    expect((await facts()).map((fact) => fact.content)).toEqual(['Eats fish (pescatarian)', "Brother Sam's birthday is May 3"]);
+    const { planRun } = await latestTurn();
+    expect(planRun.id).not.toBe(previousPlan);
+    expect(planRun.status).toBe('completed');
+  });
+});
+
+describe('memory isolation end to end (FR-7, FR-8)', () => {
+  let harness: HeraldHarness;
+  const phone = '+14155550122';
+  // Distinctive strings, so a leak cannot hide behind common words.
+  const factContents = ['Keeps three beehives on the roof', 'Works night shifts at the Quasar Observatory'];
+  const historyUser = 'tell me a joke about platypus accountants';
+  const historyReply = 'Why did the platypus audit the pond? It smelled a duck-billed discrepancy.';
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start();
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('no sub-agent request carries memory or history; the planner request carries both (1 + 5 calls)', async () => {
+    // History: one answered exchange.
+    harness.anthropic.enqueue({ text: historyReply });
+    await harness.inbound({ from: phone, body: historyUser });
+    await harness.replies(1);
+    // Memory: facts saved earlier.
+    const { prisma } = harness.database;
+    const user = await prisma.user.findUniqueOrThrow({ where: { phone } });
+    for (const [index, content] of factContents.entries()) {
+      await prisma.fact.create({ data: { userId: user.id, category: index === 0 ? 'personal' : 'work', subject: `s${index}`, content } });
+    }
+    harness.anthropic.reset();
+
+    const userText = 'remember that my favourite colour is teal, and suggest a teal outfit';
+    harness.anthropic.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'create_plan',
+            input: {
+              analysis: 'Save a preference, then suggest an outfit',
+              goal: 'Remember the colour and suggest an outfit',
+              steps: [
+                { id: 'step_1', agent: 'memory-agent', task: "Save this fact: the user's favourite colour is teal (category preferences, subject favourite colour)." },
+                { id: 'step_2', agent: 'general-agent', task: 'Suggest one outfit built around the colour teal, in one sentence.', dependsOn: ['step_1'] },
+              ],
+              responseHint: 'Confirm and suggest',
+            },
+          },
+        ],
+      },
+      // step_1, attempt 1: claims a save it never made, so the fresh attempt is checked too.
+      { toolCalls: [{ name: 'complete_step', input: { summary: 'Saved', created: [{ description: 'Favourite colour is teal' }] } }] },
+      {
+        toolCalls: [
+          { name: 'remember_fact', input: { category: 'preferences', subject: 'favourite colour', content: 'Favourite colour is teal' } },
+          { name: 'complete_step', input: { summary: 'Saved the favourite colour (teal)', created: [{ description: 'Favourite colour is teal' }] } },
+        ],
+      },
+      { toolCalls: [{ name: 'complete_step', input: { summary: 'Suggested a teal linen shirt with grey trousers', data: { text: 'A teal linen shirt with grey trousers.' } } }] },
+      { text: "Saved: your favourite colour is teal. Try a teal linen shirt with grey trousers." },
+    );
+    await harness.inbound({ from: phone, body: userText });
+    const [, reply] = await harness.replies(2);
+    expect(reply?.body).toBe('Saved: your favourite colour is teal. Try a teal linen shirt with grey trousers.');
+    expect(harness.anthropic.requests).toHaveLength(5);
+
+    const requests = harness.anthropic.requests;
+    const agentRequests = requests.filter(isAgentRequest);
+    expect(agentRequests).toHaveLength(3);
+    expect(agentRequests[1]!.allText()).toContain('<previous_attempt>');
+    expect(agentRequests[2]!.allText()).toContain('<context_from_previous_steps>');
+    const secrets = [...factContents, historyUser, historyReply, userText];
+    for (const request of agentRequests) {
+      const text = request.allText();
+      for (const secret of secrets) expect(text, `sub-agent request #${request.number}`).not.toContain(secret);
+      expect(text).not.toContain('<user_memory>');
+      expect(JSON.stringify(request.body)).not.toContain('beehives');
+    }
+
+    const planner = requests[0]!;
+    expect(isAgentRequest(planner)).toBe(false);
+    const plannerText = planner.allText();
+    for (const secret of secrets) expect(plannerText).toContain(secret);
+    expect(shownMessages(planner)).toEqual([
+      { role: 'user', content: historyUser },
+      { role: 'assistant', content: historyReply },
+      { role: 'user', content: userText },
+    ]);
   });
 });

@@ -12,7 +12,7 @@ export const generalAgent = defineAgent({
   priority: 10,
   tools: [],
   systemPrompt: `You are Herald's general agent. Do the task you are given well and concisely: the result will be sent by text message, so keep it short unless the task asks for length.
-When done, call complete_step once with a summary, and put the text for the user in "reply" if the task asks you to answer the user.`,
+When done, call complete_step once: "summary" says in one line what you did, and data.text holds the text you produced (the draft, the answer, the ideas), in full, since a later step or the final reply may use it. If you are asked to write the user's reply (a <reply> section), also put the message for the user in "reply".`,
   modelRole: 'agent',
   maxTokens: 1024,
   promptBudgetTokens: 4000,

@@ -21,6 +21,7 @@ export function listAgent(lists: ListService) {
 Rules:
 - Add several items with ONE add_list_items call. Item names are short ("milk", not "buy some milk").
 - If the task names no list, omit the list name: the user's only list is used. If a tool says there are several lists or none, nothing was changed: complete with needsClarification and ask which list, in one short question.
+- If a result lists names under "ambiguous" (a name that fits several items) or "notFound", those were left alone: say so, or ask which item was meant.
 - When showing lists and there is nothing on them, set isEmpty true.
 - Call complete_step once at the end. "created", "updated" and "deleted" list exactly the items your tools added, checked or removed (their effects counts), one entry per item.`,
     modelRole: 'agent',

@@ -10,11 +10,12 @@ import { escapeXml } from './xml.js';
  * A sub-agent's system prompt: its own instructions (stable, cached), then the user
  * config every agent receives (FR-9, CTX-3). No memory and no history (FR-7, FR-8).
  */
-export function agentSystemPrompt(agent: AgentDefinition, user: UserContext, now: Date): SystemBlock[] {
+export function agentSystemPrompt(agent: AgentDefinition, user: UserContext, now: Date, replyLanguage?: string): SystemBlock[] {
   const config = [
     '<user_config>',
     `  <name>${user.name ? escapeXml(user.name) : '(unknown)'}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
+    ...(replyLanguage ? [`  <language>${escapeXml(replyLanguage)} (write any question or reply for the user in it)</language>`] : []),
     `  <current_time>${formatTimeContextLine(describeNow(now, user.timezone))}</current_time>`,
     '</user_config>',
   ].join('\n');

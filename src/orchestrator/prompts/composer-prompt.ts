@@ -10,6 +10,7 @@ You are writing Herald's one reply after carrying out the user's request.
 - Never mention steps, agents, tools, plans, retries or errors by their technical names.
 - One short text message: usually one to three sentences.
 - Include any link a result contains, exactly as given.
+- When a result's Data holds text made for the user (a draft, an answer), pass it on as written.
 </composing>`;
 
 /** The composer's system prompt: stable rules (cached), then who the user is. */
@@ -18,13 +19,29 @@ export function composerSystemPrompt(user: UserContext, replyLanguage: string): 
   return [{ text: `${baseInstructions}\n\n${compositionRules}`, cache: true }, { text: userPart }];
 }
 
+/** How much of one step's `data` the composer is shown (the prompt stays small). */
+const DATA_CHARACTERS = 2000;
+
+/**
+ * A completed step's `data` as the composer reads it: what the step produced (a draft, the
+ * facts found, the items listed). Without it, a step whose work IS text (general-agent
+ * writing a message) would reach the reply only as its one-line summary.
+ */
+function dataLine(data: unknown): string {
+  if (data === undefined || data === null) return '';
+  if (typeof data === 'object' && Object.keys(data).length === 0) return '';
+  const json = JSON.stringify(data);
+  const shown = json.length > DATA_CHARACTERS ? `${json.slice(0, DATA_CHARACTERS - 40)}…[truncated ${json.length - DATA_CHARACTERS + 40} characters]` : json;
+  return `\n    Data: ${escapeXml(shown)}`;
+}
+
 /** The composer's input: the request and every step's outcome. */
 export function compositionRequest(userMessage: string, plan: ExecutionPlan, endedBy?: string): string {
   const steps = plan.steps.map((step) => {
     const result = step.result;
     const detail =
       step.status === 'completed'
-        ? `Result: ${escapeXml(result?.output?.summary ?? '')}${result?.output?.reply ? `\n    Suggested wording: ${escapeXml(result.output.reply)}` : ''}`
+        ? `Result: ${escapeXml(result?.output?.summary ?? '')}${dataLine(result?.output?.data)}${result?.output?.reply ? `\n    Suggested wording: ${escapeXml(result.output.reply)}` : ''}`
         : step.status === 'failed'
           ? `Failed: ${escapeXml(result?.error ?? 'unknown error')}`
           : 'Not done.';
