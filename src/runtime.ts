@@ -113,7 +113,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
-    registry: createAgentRegistry([schedulerAgent(reminders), listAgent(lists), memoryAgent(facts), generalAgent]),
+    registry: createAgentRegistry([schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), generalAgent]),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,

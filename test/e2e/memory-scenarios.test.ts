@@ -118,7 +118,7 @@ describe('memory through the orchestrator, end to end', () => {
 
     // The sub-agent saw its task, not the conversation or memory.
     const agentRequest = harness.anthropic.requests[1]!;
-    expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact']);
+    expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
     expect(agentRequest.allText()).not.toContain("remember that I'm vegetarian");
 
     const plans = await harness.database.prisma.planRun.findMany({ include: { stepRuns: true } });
