@@ -97,7 +97,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
-  const inbound = new InboundService(prisma, users, scheduler, clock);
+  const inbound = new InboundService(prisma, users, scheduler, clock, logger.child({ component: 'inbound' }));
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
   const facts = new FactService(prisma, clock);
   const reminders = new ReminderService(prisma, queue, clock, {
@@ -227,7 +227,7 @@ function createModel(config: Config, logger: Logger): ModelClient {
 function createTransport(config: Config, logger: Logger): MessageTransport {
   const { accountSid, authToken, apiBaseUrl } = config.twilio;
   if (config.twilio.transport === 'twilio' && accountSid && authToken) {
-    return new TwilioTransport({ accountSid, authToken, apiBaseUrl });
+    return new TwilioTransport({ accountSid, authToken, apiBaseUrl, timeoutMs: config.twilio.timeoutMs });
   }
   logger.warn('Twilio credentials are not set: replies are printed to this console instead of being sent');
   return new ConsoleTransport(logger.child({ component: 'console-transport' }), randomIds);

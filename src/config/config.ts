@@ -29,6 +29,7 @@ function toConfig(environment: Environment) {
       whatsappFrom: environment.TWILIO_WHATSAPP_FROM,
       apiBaseUrl: environment.TWILIO_API_BASE_URL,
       whatsappReminderContentSid: environment.TWILIO_WHATSAPP_REMINDER_CONTENT_SID,
+      timeoutMs: environment.TWILIO_TIMEOUT_MS,
     },
     anthropic: {
       apiKey: environment.ANTHROPIC_API_KEY,

@@ -88,6 +88,7 @@ export const environmentSchema = z
     ),
     TWILIO_API_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
     TWILIO_WHATSAPP_REMINDER_CONTENT_SID: optionalString,
+    TWILIO_TIMEOUT_MS: integer(15_000, 1),
 
     ANTHROPIC_API_KEY: optionalString,
     ANTHROPIC_BASE_URL: unsetWhenEmpty(httpUrl.optional()),

@@ -1,4 +1,6 @@
+import type { Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import type { Logger } from '../logging/logger.js';
 import type { InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
 import { parseTwilioAddress } from '../channels/phone-number.js';
 import type { UserService } from '../users/user-service.js';
@@ -33,6 +35,7 @@ export class InboundService {
     private readonly users: UserService,
     private readonly turns: TurnScheduler,
     private readonly clock: Clock,
+    private readonly logger?: Logger,
   ) {}
 
   async receive(delivery: InboundDelivery): Promise<InboundOutcome> {
@@ -71,13 +74,36 @@ export class InboundService {
           select: { id: true },
         });
         await transaction.inboundDedupe.updateMany({ where: { key: { in: keys } }, data: { messageId: message.id } });
-        await this.turns.schedule(user.id, { transaction });
+        await this.scheduleTurn(transaction, user.id, message.id);
         return { kind: 'accepted' as const, userId: user.id, messageId: message.id };
       });
     } catch (error) {
       if (error instanceof DuplicateDelivery || isUniqueViolation(error)) return { kind: 'duplicate' };
       throw error;
     }
+  }
+
+  /**
+   * Enqueues the user's turn job in the message's transaction. The message, not the job,
+   * is what must not be lost: if the queue cannot take the job (its tables are not there
+   * yet because no worker ever started on this database, say), the job alone is rolled
+   * back to a savepoint and the message still commits as pending, for start-up recovery
+   * and the periodic sweep to schedule. Refusing the webhook instead would lose the
+   * message: Twilio does not retry messaging webhooks by default.
+   */
+  private async scheduleTurn(transaction: Prisma.TransactionClient, userId: string, messageId: string): Promise<void> {
+    await transaction.$executeRawUnsafe('SAVEPOINT inbound_turn_job');
+    try {
+      await this.turns.schedule(userId, { transaction });
+    } catch (error) {
+      await transaction.$executeRawUnsafe('ROLLBACK TO SAVEPOINT inbound_turn_job');
+      this.logger?.error(
+        { userId, messageId, error: error instanceof Error ? error.message : String(error) },
+        'could not enqueue the turn job; the message is stored and recovery will schedule it',
+      );
+      return;
+    }
+    await transaction.$executeRawUnsafe('RELEASE SAVEPOINT inbound_turn_job');
   }
 }
 

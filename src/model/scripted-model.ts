@@ -44,7 +44,11 @@ export class ScriptedModel implements ModelClient {
   }
 
   private async play(turn: ScriptedTurn, request: ModelRequest): Promise<ModelResponse> {
-    if (typeof turn === 'function') return this.play(await turn(request), request);
+    if (typeof turn === 'function') {
+      // Await only a real promise: `{ delayMs, then }` has a `then` key and is not a thenable here.
+      const next = turn(request);
+      return this.play(next instanceof Promise ? await next : next, request);
+    }
     if ('error' in turn) throw turn.error;
     if ('delayMs' in turn) {
       await abortableDelay(turn.delayMs, request.signal);

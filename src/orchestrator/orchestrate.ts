@@ -146,6 +146,12 @@ export async function orchestrate(
     });
     return await finish(outcome, context, language, deps, model, options.signal, logger, result);
   } catch (caught) {
+    if (options.signal?.aborted) {
+      // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
+      logger.info({ modelCalls: model.calls }, 'plan interrupted');
+      await deps.store.planFinished(planId, 'failed', totals(), deps.clock.now(), 'interrupted (shutdown or lost lease)').catch(() => {});
+      return result(fallbackReply('apology', context.user.language, context.message.text), 'failed', 'fallback', { blame: 'timeout', message: 'interrupted' });
+    }
     const error = planTimeout.aborted && !(caught instanceof TimeoutError) ? new TimeoutError('the turn took too long', { cause: caught }) : caught;
     const blame = blameOf(error);
     logger.warn({ blame, error: describeError(error), modelCalls: model.calls }, 'planning failed; apologising');

@@ -7,7 +7,6 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { UserService } from '../users/user-service.js';
 import type { MessageTransport, TransportResult } from './message-transport.js';
-import { OrderedUuids } from './ordered-uuid.js';
 import { parseTwilioStatus, statusRank } from './outbound-status.js';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import { isUnreachableCode } from './twilio-error-codes.js';
@@ -63,8 +62,6 @@ export class OutboxService {
   private readonly inlineWaitLimitMs: number;
   private readonly dispatchClaimMs: number;
   private readonly sleep: (milliseconds: number) => Promise<void>;
-  // Group ids double as the tie-break between messages staged in the same millisecond.
-  private readonly groupIds = new OrderedUuids();
 
   constructor(private readonly deps: OutboxDependencies) {
     this.inlineWaitLimitMs = deps.inlineWaitLimitMs ?? 2_000;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createTwilioClient } from '../channels/twilio-request-client.js';
 import type { MessageTransport, TransportMessage, TransportResult } from './message-transport.js';
 
@@ -10,10 +11,16 @@ export interface TwilioTransportOptions {
   timeoutMs?: number;
 }
 
+/** The HTTP response headers of the Twilio call made in the current send, if any arrived. */
+type ResponseSlot = { headers?: Record<string, unknown> };
+
 /** Sends through Twilio's Messages REST API with the official SDK. */
 export class TwilioTransport implements MessageTransport {
   readonly name = 'twilio' as const;
   private readonly client: ReturnType<typeof createTwilioClient>;
+  // The SDK's errors (RestException) drop the response headers, Retry-After among them;
+  // the HTTP client still sees them, so each send collects its own response here.
+  private readonly responses = new AsyncLocalStorage<ResponseSlot>();
 
   constructor(options: TwilioTransportOptions) {
     this.client = createTwilioClient({
@@ -22,29 +29,40 @@ export class TwilioTransport implements MessageTransport {
       apiBaseUrl: options.apiBaseUrl,
       timeoutMs: options.timeoutMs ?? 15_000,
     });
+    const httpClient = this.client.httpClient;
+    const request = httpClient.request.bind(httpClient);
+    httpClient.request = (async (requestOptions: Parameters<typeof request>[0]) => {
+      const response = await request(requestOptions);
+      const slot = this.responses.getStore();
+      if (slot) slot.headers = response.headers as Record<string, unknown>;
+      return response;
+    }) as typeof httpClient.request;
   }
 
   async send(message: TransportMessage): Promise<TransportResult> {
     const sender = message.from.startsWith('MG') ? { messagingServiceSid: message.from } : { from: message.from };
-    try {
-      const created = await this.client.messages.create({
-        to: message.to,
-        ...sender,
-        ...(message.contentSid
-          ? { contentSid: message.contentSid, contentVariables: JSON.stringify(message.contentVariables ?? {}) }
-          : { body: message.body ?? '' }),
-        ...(message.statusCallback ? { statusCallback: message.statusCallback } : {}),
-      });
-      return { ok: true, sid: created.sid, status: created.status };
-    } catch (error) {
-      return describeFailure(error);
-    }
+    const slot: ResponseSlot = {};
+    return this.responses.run(slot, async () => {
+      try {
+        const created = await this.client.messages.create({
+          to: message.to,
+          ...sender,
+          ...(message.contentSid
+            ? { contentSid: message.contentSid, contentVariables: JSON.stringify(message.contentVariables ?? {}) }
+            : { body: message.body ?? '' }),
+          ...(message.statusCallback ? { statusCallback: message.statusCallback } : {}),
+        });
+        return { ok: true, sid: created.sid, status: created.status };
+      } catch (error) {
+        return describeFailure(error, slot.headers);
+      }
+    });
   }
 }
 
 /** Classifies a failed Twilio call: retry 429, 5xx and network trouble; never a 4xx. */
-function describeFailure(error: unknown): TransportResult {
-  const details = error as { status?: number; code?: number | string; message?: string; headers?: Record<string, string> };
+export function describeFailure(error: unknown, headers?: Record<string, unknown>): TransportResult {
+  const details = error as { status?: number; code?: number | string; message?: string };
   const httpStatus = typeof details.status === 'number' ? details.status : undefined;
   const errorCode = details.code !== undefined && !Number.isNaN(Number(details.code)) ? Number(details.code) : undefined;
   const message = details.message ?? String(error);
@@ -53,11 +71,25 @@ function describeFailure(error: unknown): TransportResult {
     return { ok: false, retryable: true, message, ...(errorCode !== undefined ? { errorCode } : {}) };
   }
   const retryable = httpStatus === 429 || httpStatus >= 500;
+  const retryAfterMs = retryable ? parseRetryAfter(headers?.['retry-after']) : undefined;
   return {
     ok: false,
     retryable,
     httpStatus,
     message,
     ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/** A Retry-After header (seconds, or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (typeof text !== 'string' && typeof text !== 'number') return undefined;
+  const trimmed = String(text).trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (!/[a-z]/i.test(trimmed)) return undefined; // an HTTP date names its day and month
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
 }

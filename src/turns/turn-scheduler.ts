@@ -21,10 +21,13 @@ export class TurnScheduler {
 
   /** Schedules a drain of the user's pending work, inside a transaction when given one. */
   async schedule(userId: string, options: { transaction?: Prisma.TransactionClient; startAfter?: Date } = {}): Promise<void> {
-    await this.queue.enqueue(TURN_QUEUE, { userId } satisfies TurnJobData, {
+    const id = await this.queue.enqueue(TURN_QUEUE, { userId } satisfies TurnJobData, {
       ...(options.transaction ? { transaction: prismaSqlExecutor(options.transaction) } : {}),
       ...(options.startAfter ? { startAfter: options.startAfter } : {}),
     });
+    // pg-boss answers null, storing nothing, when the queue does not exist (no worker has
+    // started on this database yet): say so rather than pretend the turn is scheduled.
+    if (id === null) throw new Error(`the ${TURN_QUEUE} queue does not exist yet; the job was not stored`);
   }
 
   /** Tells this instance's turn workers to look now rather than at their next poll. */

@@ -43,6 +43,27 @@ export class TurnWorker {
     }
     const controller = new AbortController();
     this.inFlight.add(controller);
+    // Keep the lease alive for as long as this drain works, however long that is (a slow
+    // turn followed by a slow delivery can outlast any fixed lease). Should another worker
+    // ever hold it (this process stalled past the lease), stop: two turns for one user
+    // at once would answer the same messages twice.
+    const lost = (): void => {
+      if (controller.signal.aborted) return;
+      logger.warn('lost the turn lease to another worker; stopping');
+      controller.abort(new TurnInterrupted('lost the turn lease'));
+    };
+    let renewing: Promise<void> | undefined;
+    const heartbeat = setInterval(() => {
+      if (renewing) return; // the last renewal is still on its way
+      renewing = this.deps.leases
+        .acquire(userId, owner, this.deps.leaseMs)
+        .then(
+          (renewed) => (renewed.acquired ? undefined : lost()),
+          (error: unknown) => logger.warn({ error: describeError(error) }, 'could not renew the turn lease'),
+        )
+        .finally(() => (renewing = undefined));
+    }, Math.max(50, Math.floor(this.deps.leaseMs / 3)));
+    heartbeat.unref();
     let rescheduled = false;
     try {
       for (;;) {
@@ -55,18 +76,25 @@ export class TurnWorker {
         if (controller.signal.aborted) break;
         const pending = await this.deps.runner.pendingMessages(userId);
         if (pending.length === 0) break;
-        await this.deps.leases.acquire(userId, owner, this.deps.leaseMs); // extend for the next turn
+        // Extend for the next turn, and make sure the lease is still ours.
+        if (!(await this.deps.leases.acquire(userId, owner, this.deps.leaseMs)).acquired) {
+          lost();
+          break;
+        }
         await this.deps.runner.runNext(userId, pending, controller.signal);
       }
     } catch (error) {
       if (error instanceof TurnInterrupted) {
-        logger.info('turn interrupted by shutdown; its messages stay pending for another instance');
+        logger.info({ reason: error.message }, 'turn interrupted; its messages stay pending for another worker');
         await this.deps.scheduler.schedule(userId).catch(() => {});
         return;
       }
       logger.error({ error: describeError(error) }, 'draining the user failed; the job will be retried');
       throw error;
     } finally {
+      clearInterval(heartbeat);
+      // A renewal landing after the release would take the lease back for a whole lease period.
+      await renewing;
       this.inFlight.delete(controller);
       await this.deps.leases.release(userId, owner).catch(() => {});
     }

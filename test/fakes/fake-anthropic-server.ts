@@ -289,7 +289,10 @@ export class FakeAnthropicServer {
 
   private async answer(response: ServerResponse, recorded: RecordedAnthropicRequest, scripted: ScriptedAnthropicResponse): Promise<void> {
     if (typeof scripted === 'function') {
-      await this.answer(response, recorded, await scripted(recorded));
+      // Await only a real promise: a scripted `{ delayMs, then }` has a `then` key, and
+      // awaiting it as a thenable would hang.
+      const next = scripted(recorded);
+      await this.answer(response, recorded, next instanceof Promise ? await next : next);
       return;
     }
     if ('hang' in scripted) return; // closeAllConnections() in close(), or the client aborting, ends it.

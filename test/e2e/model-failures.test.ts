@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import { HeraldHarness } from '../helpers/herald-harness.js';
+
+/**
+ * When the model fails, the user still gets exactly one answer: a short apology from
+ * src/orchestrator/fallback-replies.ts, never silence and never a raw error. The turn
+ * records why (errorKind by blame), and the message counts as handled.
+ */
+
+const apology = fallbackReply('apology', null);
+const tookTooLong = fallbackReply('timeout', null);
+
+/** Sends one message from `phone`, waits for its reply, and returns it with the turn and the message rows. */
+async function exchange(harness: HeraldHarness, phone: string, body: string) {
+  const before = harness.twilio.messages.length;
+  const response = await harness.inbound({ from: phone, body });
+  expect(response.statusCode).toBe(200);
+  const messages = await harness.replies(before + 1);
+  const reply = messages.filter((message) => message.to === phone);
+  expect(reply).toHaveLength(1);
+  const { prisma } = harness.database;
+  const user = await prisma.user.findUniqueOrThrow({ where: { phone } });
+  const inbound = await prisma.message.findMany({ where: { userId: user.id, role: 'user' } });
+  const turns = await prisma.turn.findMany({ where: { userId: user.id } });
+  return { reply: reply[0]!, inbound, turns };
+}
+
+describe('model failures (no SDK retries)', () => {
+  let harness: HeraldHarness;
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start(); // ANTHROPIC_MAX_RETRIES is 0 in the harness
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const cases: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
+    { name: '500 internal error', phone: '+14155550301', answer: { error: { status: 500 } } },
+    { name: '529 overloaded', phone: '+14155550302', answer: { error: { status: 529 } } },
+    { name: '429 rate limited', phone: '+14155550303', answer: { error: { status: 429, retryAfterSeconds: 1 } } },
+    { name: '400 rejected request', phone: '+14155550304', answer: { error: { status: 400 } } },
+    { name: 'a response with no content blocks', phone: '+14155550305', answer: { content: [] } },
+    { name: 'a response with only whitespace text', phone: '+14155550306', answer: { text: '  \n ' } },
+  ];
+
+  for (const { name, phone, answer } of cases) {
+    it(`apologises once for ${name}, and records a failed turn blamed on the model`, async () => {
+      const requestsBefore = harness.anthropic.requests.length;
+      harness.anthropic.enqueue(answer);
+      const { reply, inbound, turns } = await exchange(harness, phone, `please help (${name})`);
+
+      expect(reply).toMatchObject({ to: phone, body: apology });
+      expect(harness.anthropic.requests.length - requestsBefore).toBe(1); // no retry
+      expect(turns).toHaveLength(1);
+      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'model', modelCalls: 1 });
+      expect(turns[0]?.errorMessage).toBeTruthy();
+      expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
+    });
+  }
+
+  it('answers normally again after a failure', async () => {
+    const phone = '+14155550307';
+    harness.anthropic.enqueue({ error: { status: 500 } }, { text: 'Back on my feet.' });
+    const first = await exchange(harness, phone, 'hello?');
+    expect(first.reply.body).toBe(apology);
+    const before = harness.twilio.messages.length;
+    await harness.inbound({ from: phone, body: 'hello again' });
+    const [second] = (await harness.replies(before + 1)).slice(before);
+    expect(second).toMatchObject({ to: phone, body: 'Back on my feet.' });
+  });
+});
+
+describe('a model that never answers', () => {
+  it('apologises after ANTHROPIC_TIMEOUT_MS, blaming a timeout', async () => {
+    const harness = await HeraldHarness.start({ env: { ANTHROPIC_TIMEOUT_MS: '300' } });
+    try {
+      harness.anthropic.enqueue({ hang: true });
+      const started = performance.now();
+      const { reply, inbound, turns } = await exchange(harness, '+14155550311', 'are you there?');
+      const elapsed = performance.now() - started;
+
+      expect(reply.body).toBe(tookTooLong);
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThan(5_000);
+      expect(turns).toHaveLength(1);
+      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'timeout' });
+      expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
+      expect(harness.anthropic.requests).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('apologises after PLAN_TIMEOUT_MS when the whole turn runs out of time', async () => {
+    const harness = await HeraldHarness.start({ env: { PLAN_TIMEOUT_MS: '400', ANTHROPIC_TIMEOUT_MS: '20000' } });
+    try {
+      harness.anthropic.enqueue({ hang: true });
+      const started = performance.now();
+      const { reply, inbound, turns } = await exchange(harness, '+14155550312', 'plan my week');
+      const elapsed = performance.now() - started;
+
+      expect(reply.body).toBe(tookTooLong);
+      expect(elapsed).toBeGreaterThanOrEqual(400);
+      expect(elapsed).toBeLessThan(5_000); // nowhere near the 20 s request timeout
+      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'timeout' });
+      expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
+      // Stopping proves nothing else was going to be sent.
+      await harness.herald.stop(5_000);
+      expect(harness.twilio.messages).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('the SDK retrying on its own', () => {
+  it('recovers from a 529 with ANTHROPIC_MAX_RETRIES=2 and sends the good answer only', async () => {
+    const harness = await HeraldHarness.start({ env: { ANTHROPIC_MAX_RETRIES: '2' } });
+    try {
+      harness.anthropic.enqueue({ error: { status: 529 } }, { text: 'All good now.' });
+      const { reply, turns } = await exchange(harness, '+14155550321', 'how are you?');
+      expect(reply.body).toBe('All good now.');
+      expect(harness.anthropic.requests).toHaveLength(2);
+      expect(turns[0]).toMatchObject({ status: 'succeeded', errorKind: null });
+      await harness.herald.stop(5_000);
+      expect(harness.twilio.messages).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
+  });
+});

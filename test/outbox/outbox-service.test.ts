@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilentLogger } from '../../src/logging/logger.js';
+import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
+import { OutboxService, type OutboundDraft } from '../../src/outbox/outbox-service.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { randomIds } from '../../src/shared/ids.js';
+import { UserService } from '../../src/users/user-service.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+/** A transport that answers from a script (default: accepted) and records every call. */
+class ScriptedTransport implements MessageTransport {
+  readonly name = 'twilio' as const;
+  readonly calls: TransportMessage[] = [];
+  readonly script: Array<TransportResult | ((message: TransportMessage) => Promise<TransportResult>)> = [];
+
+  async send(message: TransportMessage): Promise<TransportResult> {
+    this.calls.push(message);
+    const next = this.script.shift();
+    if (typeof next === 'function') return next(message);
+    return next ?? { ok: true, sid: 'SM' + randomUUID().replaceAll('-', ''), status: 'queued' };
+  }
+
+  bodies(): string[] {
+    return this.calls.map((call) => call.body ?? '');
+  }
+}
+
+const unavailable: TransportResult = { ok: false, retryable: true, httpStatus: 503, errorCode: 20503, message: 'Service Unavailable' };
+
+describe('OutboxService', () => {
+  let database: TestDatabase;
+  let users: UserService;
+  let phoneCounter = 0;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    users = new UserService(database.prisma, { now: () => new Date() }, 'UTC');
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  function setup(options: { clock?: ManualClock; maxAttempts?: number; inlineWaitLimitMs?: number; senders?: { sms?: string; whatsapp?: string } } = {}) {
+    const transport = new ScriptedTransport();
+    const waits: number[] = [];
+    const clock = options.clock;
+    const outbox = new OutboxService({
+      prisma: database.prisma,
+      transport,
+      users,
+      clock: clock ?? { now: () => new Date() },
+      ids: randomIds,
+      logger: createSilentLogger(),
+      policy: { maxAttempts: options.maxAttempts ?? 5, baseDelayMs: 100, maxDelayMs: 1_000 },
+      senders: options.senders ?? { sms: '+15005550006', whatsapp: 'whatsapp:+14155238886' },
+      statusCallbackUrl: 'https://herald.test/twilio/status',
+      ...(options.inlineWaitLimitMs !== undefined ? { inlineWaitLimitMs: options.inlineWaitLimitMs } : {}),
+      sleep: async (milliseconds) => {
+        waits.push(milliseconds);
+        clock?.advance(milliseconds);
+      },
+      random: () => 1,
+    });
+    return { outbox, transport, waits };
+  }
+
+  async function newUser() {
+    phoneCounter += 1;
+    const phone = `+1415555${String(900 + phoneCounter).padStart(4, '0')}`;
+    return users.recordContact(phone, 'sms');
+  }
+
+  async function stage(outbox: OutboxService, draft: Omit<OutboundDraft, 'kind' | 'channel' | 'toAddress'> & Partial<OutboundDraft>, phone: string) {
+    return database.prisma.$transaction((transaction) =>
+      outbox.stage(transaction, { kind: 'reply', channel: 'sms', toAddress: phone, ...draft }),
+    );
+  }
+
+  async function parts(userId: string) {
+    return database.prisma.outboundMessage.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { partIndex: 'asc' }] });
+  }
+
+  it('stages a reply converted for the channel and split into ordered parts, then delivers them in order', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    const long = Array.from({ length: 40 }, (_, index) => `**Point ${index + 1}** is a sentence of some length to fill the message.`).join(' ');
+    const staged = await stage(outbox, { userId: user.id, text: long }, user.phone);
+    expect(staged.parts).toBeGreaterThan(1);
+    const stored = await parts(user.id);
+    expect(stored.every((part) => part.status === 'pending' && part.body.length <= 1_600 && !part.body.includes('**'))).toBe(true);
+
+    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+    expect(transport.bodies()).toEqual(stored.map((part) => part.body));
+    expect(transport.calls.every((call) => call.statusCallback === 'https://herald.test/twilio/status' && call.from === '+15005550006')).toBe(true);
+    const sent = await parts(user.id);
+    expect(sent.map((part) => part.status)).toEqual(stored.map(() => 'queued'));
+    expect(sent.every((part) => part.attempts === 1 && part.twilioSid?.startsWith('SM'))).toBe(true);
+    expect(await outbox.hasUndelivered(user.id)).toBe(false);
+  });
+
+  it('delivers older messages before newer ones', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    await stage(outbox, { userId: user.id, text: 'first' }, user.phone);
+    await stage(outbox, { userId: user.id, text: 'second' }, user.phone);
+    await stage(outbox, { userId: user.id, text: 'third' }, user.phone);
+    await outbox.flushUser(user.id);
+    expect(transport.bodies()).toEqual(['first', 'second', 'third']);
+  });
+
+  it('keeps the staging order of messages staged in the same millisecond', async () => {
+    const clock = new ManualClock(new Date()); // time stands still: every message has the same createdAt
+    const { outbox, transport } = setup({ clock });
+    const user = await newUser();
+    const texts = Array.from({ length: 12 }, (_, index) => `message ${index + 1}`);
+    await database.prisma.$transaction(async (transaction) => {
+      for (const text of texts) await outbox.stage(transaction, { userId: user.id, kind: 'reply', channel: 'sms', toAddress: user.phone, text });
+    });
+    await outbox.flushUser(user.id);
+    expect(transport.bodies()).toEqual(texts);
+  });
+
+  it('retries a transient failure in-process with backoff', async () => {
+    const { outbox, transport, waits } = setup();
+    const user = await newUser();
+    transport.script.push(unavailable, { ok: false, retryable: true, message: 'socket hang up' });
+    await stage(outbox, { userId: user.id, text: 'hello' }, user.phone);
+    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+    expect(transport.calls).toHaveLength(3);
+    expect(waits).toEqual([100, 200]); // base × 2^(attempt-1), jitter at its top
+    const [part] = await parts(user.id);
+    expect(part).toMatchObject({ status: 'queued', attempts: 3, nextAttemptAt: null });
+  });
+
+  it('hands a long wait back to the queue instead of sleeping, and does not send early', async () => {
+    const clock = new ManualClock(new Date());
+    const { outbox, transport, waits } = setup({ clock, inlineWaitLimitMs: 1_000 });
+    const user = await newUser();
+    transport.script.push({ ...unavailable, httpStatus: 429, errorCode: 20429, retryAfterMs: 30_000 });
+    await stage(outbox, { userId: user.id, text: 'later' }, user.phone);
+
+    const outcome = await outbox.flushUser(user.id);
+    expect(outcome).toEqual({ kind: 'retry_later', at: new Date(clock.now().getTime() + 30_000) });
+    expect(waits).toEqual([]);
+    expect(await parts(user.id)).toMatchObject([{ status: 'pending', attempts: 1, errorCode: 20429 }]);
+    expect(await outbox.hasUndelivered(user.id)).toBe(true);
+
+    clock.advance(10_000);
+    expect((await outbox.flushUser(user.id)).kind).toBe('retry_later');
+    expect(transport.calls).toHaveLength(1);
+
+    clock.advance(20_001);
+    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+    expect(transport.calls).toHaveLength(2);
+    expect(await parts(user.id)).toMatchObject([{ status: 'queued', attempts: 2 }]);
+  });
+
+  it('gives up after maxAttempts and records the last error', async () => {
+    const { outbox, transport } = setup({ maxAttempts: 3 });
+    const user = await newUser();
+    transport.script.push(unavailable, unavailable, unavailable, unavailable);
+    await stage(outbox, { userId: user.id, text: 'doomed' }, user.phone);
+    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+    expect(transport.calls).toHaveLength(3);
+    const [part] = await parts(user.id);
+    expect(part).toMatchObject({ status: 'failed', attempts: 3, errorCode: 20503 });
+    expect(part?.errorMessage).toContain('gave up after 3 attempts');
+    expect(await outbox.hasUndelivered(user.id)).toBe(false);
+  });
+
+  it('never retries a permanent failure, marks the user unreachable, and drops the later parts to that address', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    transport.script.push({ ok: false, retryable: false, httpStatus: 400, errorCode: 21610, message: 'unsubscribed' });
+    await stage(outbox, { userId: user.id, text: 'one' }, user.phone);
+    await stage(outbox, { userId: user.id, text: 'two' }, user.phone);
+    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+    expect(transport.calls).toHaveLength(1);
+    expect(await parts(user.id)).toMatchObject([
+      { status: 'failed', errorCode: 21610, attempts: 1 },
+      { status: 'undeliverable', errorCode: 21610, attempts: 0 },
+    ]);
+    expect((await database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).smsUnreachableAt).toBeInstanceOf(Date);
+  });
+
+  it('does not mark the user unreachable for a permanent error that is about the message, not the number', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    transport.script.push({ ok: false, retryable: false, httpStatus: 400, errorCode: 21602, message: 'Message body is required' });
+    await stage(outbox, { userId: user.id, text: 'x' }, user.phone);
+    await outbox.flushUser(user.id);
+    expect((await database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).smsUnreachableAt).toBeNull();
+  });
+
+  it('fails a part with no sender for its channel without calling Twilio', async () => {
+    const { outbox, transport } = setup({ senders: { sms: '+15005550006' } });
+    const user = await newUser();
+    await stage(outbox, { userId: user.id, text: 'hi', channel: 'whatsapp', toAddress: `whatsapp:${user.phone}` }, user.phone);
+    await outbox.flushUser(user.id);
+    expect(transport.calls).toHaveLength(0);
+    expect(await parts(user.id)).toMatchObject([{ status: 'failed', errorMessage: 'no sender configured for whatsapp' }]);
+  });
+
+  it('sends a template as one part with its content sid and variables', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    const text = 'x'.repeat(2_000);
+    await stage(outbox, { userId: user.id, text, kind: 'reminder', channel: 'whatsapp', toAddress: `whatsapp:${user.phone}`, template: { contentSid: 'HX123', variables: { 1: 'Call mom' } } }, user.phone);
+    await outbox.flushUser(user.id, ['reminder']);
+    expect(transport.calls).toEqual([
+      { to: `whatsapp:${user.phone}`, from: 'whatsapp:+14155238886', contentSid: 'HX123', contentVariables: { 1: 'Call mom' }, statusCallback: 'https://herald.test/twilio/status' },
+    ]);
+  });
+
+  it('sends each part once and in order when two flushes race', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstStarted!: () => void;
+    const started = new Promise<void>((resolve) => (firstStarted = resolve));
+    transport.script.push(async () => {
+      firstStarted();
+      await held; // part one is on its way while the second flush runs
+      return { ok: true, sid: 'SM' + randomUUID().replaceAll('-', ''), status: 'queued' };
+    });
+    await stage(outbox, { userId: user.id, text: 'one' }, user.phone);
+    await stage(outbox, { userId: user.id, text: 'two' }, user.phone);
+    await stage(outbox, { userId: user.id, text: 'three' }, user.phone);
+
+    const first = outbox.flushUser(user.id);
+    await started;
+    const second = await outbox.flushUser(user.id);
+    // The second flush must not overtake the part in flight.
+    expect(second.kind).toBe('retry_later');
+    expect(transport.bodies()).toEqual(['one']);
+    release();
+    expect(await first).toEqual({ kind: 'done' });
+    expect(transport.bodies()).toEqual(['one', 'two', 'three']);
+    expect((await parts(user.id)).map((part) => part.attempts)).toEqual([1, 1, 1]);
+  });
+
+  it('delivers each part once when many flushes run at the same time', async () => {
+    const { outbox, transport } = setup();
+    const user = await newUser();
+    for (const text of ['a', 'b', 'c', 'd']) await stage(outbox, { userId: user.id, text }, user.phone);
+    await Promise.all(Array.from({ length: 5 }, () => outbox.flushUser(user.id)));
+    // Any flush that found a part taken stepped back; finish what is left.
+    while (await outbox.hasUndelivered(user.id)) await outbox.flushUser(user.id);
+    expect(transport.bodies()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  describe('status callbacks', () => {
+    async function sentPart() {
+      const { outbox, transport } = setup();
+      const user = await newUser();
+      await stage(outbox, { userId: user.id, text: 'hi' }, user.phone);
+      await outbox.flushUser(user.id);
+      const [part] = await parts(user.id);
+      expect(transport.calls).toHaveLength(1);
+      return { outbox, user, sid: part!.twilioSid! };
+    }
+    const statusOf = async (sid: string) => (await database.prisma.outboundMessage.findUniqueOrThrow({ where: { twilioSid: sid } })).status;
+
+    it('only moves forward', async () => {
+      const { outbox, sid } = await sentPart();
+      expect(await outbox.applyStatusCallback({ sid, status: 'sent' })).toBe('updated');
+      expect(await outbox.applyStatusCallback({ sid, status: 'sent' })).toBe('ignored');
+      expect(await outbox.applyStatusCallback({ sid, status: 'delivered' })).toBe('updated');
+      expect(await outbox.applyStatusCallback({ sid, status: 'sent' })).toBe('ignored');
+      expect(await outbox.applyStatusCallback({ sid, status: 'failed', errorCode: 30003 })).toBe('ignored');
+      expect(await statusOf(sid)).toBe('delivered');
+      expect(await outbox.applyStatusCallback({ sid, status: 'read' })).toBe('updated');
+      expect(await statusOf(sid)).toBe('read');
+    });
+
+    it('ignores unknown statuses and unknown sids', async () => {
+      const { outbox, sid } = await sentPart();
+      expect(await outbox.applyStatusCallback({ sid, status: 'exploded' })).toBe('ignored');
+      expect(await outbox.applyStatusCallback({ sid: 'SM' + '0'.repeat(32), status: 'delivered' })).toBe('ignored');
+      expect(await statusOf(sid)).toBe('queued');
+    });
+
+    it('marks the user unreachable for an unreachable code, and not for others', async () => {
+      const first = await sentPart();
+      await first.outbox.applyStatusCallback({ sid: first.sid, status: 'failed', errorCode: 30003, errorMessage: 'Unreachable handset' });
+      expect((await database.prisma.user.findUniqueOrThrow({ where: { id: first.user.id } })).smsUnreachableAt).toBeNull();
+
+      const second = await sentPart();
+      await second.outbox.applyStatusCallback({ sid: second.sid, status: 'undelivered', errorCode: 21610 });
+      expect((await database.prisma.user.findUniqueOrThrow({ where: { id: second.user.id } })).smsUnreachableAt).toBeInstanceOf(Date);
+    });
+  });
+});
