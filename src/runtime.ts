@@ -85,7 +85,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const queue = new JobQueue(database.pool, logger.child({ component: 'queue' }));
   const scheduler = new TurnScheduler(queue);
   const users = new UserService(prisma, clock, config.defaultTimezone);
+  // A send in flight longer than Twilio's own timeout plus a margin was lost with its
+  // process: its claim lapses and another sender may try again.
+  const dispatchClaimMs = config.twilio.timeoutMs + 15_000;
   const outbox = new OutboxService({
+    dispatchClaimMs,
     prisma,
     transport,
     users,
@@ -108,6 +112,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     lateAfterMs: config.reminders.lateAfterMs,
     maxLatenessMs: config.reminders.maxLatenessMs,
     whatsappTemplateSid: config.twilio.whatsappReminderContentSid,
+    recheckAfterMs: dispatchClaimMs + 5_000,
   });
   const lists = new ListService(prisma, clock);
   const orchestratorDeps: OrchestratorDependencies = {
@@ -189,10 +194,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         },
       );
       await recovery.recover();
+      await reminderDelivery.recoverOverdue();
       const interval = options.recoveryIntervalMs ?? 60_000;
       if (interval > 0) {
         recoveryTimer = setInterval(() => {
           recovery.recover(30_000).catch((error: unknown) => logger.warn({ error }, 'recovery sweep failed'));
+          reminderDelivery.recoverOverdue(60_000).catch((error: unknown) => logger.warn({ error }, 'reminder recovery sweep failed'));
         }, interval);
         recoveryTimer.unref();
       }

@@ -17,6 +17,8 @@ export interface ListChange {
   effects: { created: number; updated: number; deleted: number };
   notFound: string[];
   alreadyThere: string[];
+  /** Names that loosely matched several items ("egg": "eggs", "eggplant"): left alone, ask which. */
+  ambiguous?: Array<{ name: string; matches: string[] }>;
 }
 
 const MAX_ITEMS_PER_LIST = 500;
@@ -114,19 +116,25 @@ export class ListService {
   async checkItems(userId: string, listName: string | undefined, items: string[], checked: boolean): Promise<ListResult<ListChange>> {
     const resolved = await this.resolve(userId, listName);
     if (!resolved.ok) return resolved;
-    const { matched, notFound } = matchItems(resolved.value.items, items);
+    const { matched, notFound, ambiguous } = matchItems(resolved.value.items, items);
     const toChange = matched.filter((item) => item.checked !== checked);
     await this.prisma.listItem.updateMany({ where: { id: { in: toChange.map((item) => item.id) } }, data: { checked, updatedAt: this.clock.now() } });
-    return { ok: true, value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: toChange.length, deleted: 0 }, notFound, alreadyThere: [] } };
+    return {
+      ok: true,
+      value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: toChange.length, deleted: 0 }, notFound, alreadyThere: [], ...(ambiguous.length > 0 ? { ambiguous } : {}) },
+    };
   }
 
   /** Removes items by name. */
   async removeItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange>> {
     const resolved = await this.resolve(userId, listName);
     if (!resolved.ok) return resolved;
-    const { matched, notFound } = matchItems(resolved.value.items, items);
+    const { matched, notFound, ambiguous } = matchItems(resolved.value.items, items);
     await this.prisma.listItem.deleteMany({ where: { id: { in: matched.map((item) => item.id) } } });
-    return { ok: true, value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: 0, deleted: matched.length }, notFound, alreadyThere: [] } };
+    return {
+      ok: true,
+      value: { list: await this.view(resolved.value.id), effects: { created: 0, updated: 0, deleted: matched.length }, notFound, alreadyThere: [], ...(ambiguous.length > 0 ? { ambiguous } : {}) },
+    };
   }
 
   private findByName(userId: string, name: string) {
@@ -151,17 +159,29 @@ export class ListService {
   }
 }
 
-function matchItems(items: ListItem[], wanted: string[]): { matched: ListItem[]; notFound: string[] } {
+/**
+ * Items named by `wanted`: every item with exactly that name, else the one item whose
+ * name contains it or is contained in it. A name that loosely fits several items
+ * ("egg": "eggs" and "eggplant") matches none of them and is reported as ambiguous, and a
+ * name with no letters matches nothing: a vague word never checks off or removes a batch.
+ */
+function matchItems(items: ListItem[], wanted: string[]): { matched: ListItem[]; notFound: string[]; ambiguous: Array<{ name: string; matches: string[] }> } {
   const matched = new Map<string, ListItem>();
   const notFound: string[] = [];
+  const ambiguous: Array<{ name: string; matches: string[] }> = [];
   for (const name of wanted) {
     const key = normalizeItem(name);
+    if (!key) {
+      notFound.push(name);
+      continue;
+    }
     const exact = items.filter((item) => normalizeItem(item.text) === key);
     const loose = exact.length > 0 ? exact : items.filter((item) => normalizeItem(item.text).includes(key) || key.includes(normalizeItem(item.text)));
     if (loose.length === 0) notFound.push(name);
-    for (const item of loose) matched.set(item.id, item);
+    else if (exact.length === 0 && new Set(loose.map((item) => normalizeItem(item.text))).size > 1) ambiguous.push({ name, matches: loose.map((item) => item.text) });
+    else for (const item of loose) matched.set(item.id, item);
   }
-  return { matched: [...matched.values()], notFound };
+  return { matched: [...matched.values()], notFound, ambiguous };
 }
 
 function toView(list: List & { items: ListItem[] }): ListView {

@@ -112,18 +112,27 @@ export class JobQueue {
   /** Runs `handler` for each job, `concurrency` at a time on this instance. */
   async work<Data>(name: string, options: WorkOptions, handler: (job: QueuedJob<Data>) => Promise<void>): Promise<void> {
     const ids: string[] = [];
+    const batchSize = options.batchSize ?? 1;
     for (let index = 0; index < options.concurrency; index += 1) {
+      let workerId: string | undefined;
       const id = await this.boss.work<Data>(
         name,
-        { batchSize: options.batchSize ?? 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
+        { batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
         async (jobs) => {
           // Each job settles on its own; one failing does not fail its batch-mates.
           const results = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, name: job.name, data: job.data })));
           const failed = results.flatMap((result, position) => (result.status === 'rejected' ? [{ job: jobs[position]!, reason: result.reason }] : []));
-          for (const { job, reason } of failed) await this.boss.fail(name, job.id, { message: String(reason) }).catch(() => {});
+          for (const { job, reason } of failed) {
+            this.logger.warn({ queue: name, jobId: job.id, error: reason instanceof Error ? reason.message : String(reason) }, 'job failed; the queue will retry it');
+            await this.boss.fail(name, job.id, { message: String(reason) }).catch(() => {});
+          }
           // pg-boss completes the batch when the handler returns; failed ones were failed above.
+          // A full batch means more may be waiting: fetch again at once instead of sleeping
+          // out the polling interval (what keeps a minute with 10,000 reminders on time).
+          if (jobs.length === batchSize && workerId) this.boss.notifyWorker(workerId);
         },
       );
+      workerId = id;
       ids.push(id);
     }
     this.workerIds.set(name, [...(this.workerIds.get(name) ?? []), ...ids]);

@@ -16,7 +16,22 @@ export interface ReminderDeliveryPolicy {
   maxLatenessMs: number;
   /** Approved WhatsApp template for reminders outside the 24-hour window ({{1}} = the text). */
   whatsappTemplateSid?: string | undefined;
+  /**
+   * When the follow-up job checks that a staged reminder went out. Later than the
+   * outbox's dispatch claim (60 s), so a send cut off by a crash can be taken over.
+   */
+  recheckAfterMs?: number | undefined;
 }
+
+/**
+ * A batch of due reminders runs many deliveries at once on a small pool: one waiting for
+ * a connection should wait its turn, not fail after Prisma's default 2 s and be retried
+ * by the queue seconds later (which is what made reminders late under load).
+ */
+const DELIVERY_TRANSACTION = { maxWait: 30_000, timeout: 30_000 };
+
+/** Default for {@link ReminderDeliveryPolicy.recheckAfterMs}: the outbox's 60 s claim plus a margin. */
+export const DEFAULT_RECHECK_AFTER_MS = 65_000;
 
 /** What happened to one job. */
 export type DeliveryOutcome = { kind: 'stale' } | { kind: 'handled'; status: ReminderDeliveryStatus; duplicate: boolean };
@@ -53,6 +68,37 @@ export class ReminderDelivery {
     private readonly logger: Logger,
     private readonly policy: ReminderDeliveryPolicy,
   ) {}
+
+  /**
+   * For start-up and a periodic sweep: re-enqueues the job of every active reminder whose
+   * occurrence is overdue by more than `olderThanMs` and was never handled — its job was
+   * lost, or is stuck "active" on an instance that died before its delivery committed
+   * (pg-boss expires those only after expireInSeconds, at its next maintenance, minutes
+   * later). Harmless when the job is merely slow: an occurrence is handled once, however
+   * many jobs it has. Returns how many were re-enqueued.
+   */
+  async recoverOverdue(olderThanMs = 60_000, limit = 500): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - olderThanMs);
+    const overdue = await this.prisma.reminder.findMany({
+      where: { status: 'active', nextDueAt: { lte: before } },
+      select: { id: true, nextDueAt: true },
+      orderBy: { nextDueAt: 'asc' },
+      take: limit,
+    });
+    if (overdue.length === 0) return 0;
+    const handled = await this.prisma.reminderDelivery.findMany({
+      where: { OR: overdue.map((reminder) => ({ reminderId: reminder.id, dueAt: reminder.nextDueAt! })) },
+      select: { reminderId: true, dueAt: true },
+    });
+    const done = new Set(handled.map((delivery) => `${delivery.reminderId}@${delivery.dueAt.getTime()}`));
+    const orphaned = overdue.filter((reminder) => !done.has(`${reminder.id}@${reminder.nextDueAt!.getTime()}`));
+    if (orphaned.length === 0) return 0;
+    await this.prisma.$transaction(async (transaction) => {
+      for (const reminder of orphaned) await this.reminders.scheduleOccurrence(transaction, reminder.id, reminder.nextDueAt!);
+    });
+    this.logger.warn({ reminders: orphaned.length }, 'overdue reminders that were never handled: their jobs were enqueued again');
+    return orphaned.length;
+  }
 
   async deliver(job: ReminderJobData): Promise<DeliveryOutcome> {
     const dueAt = new Date(job.dueAt);
@@ -111,8 +157,14 @@ export class ReminderDelivery {
         },
       });
       if (next) await this.reminders.scheduleOccurrence(transaction, current.id, next);
+      // This job stays "active" until pg-boss expires it (minutes) if the process dies while
+      // sending; the follow-up lets any instance finish the send soon after the outbox claim
+      // lapses. It finds the occurrence recorded and only delivers parts still pending.
+      if (groupId) {
+        await this.reminders.scheduleOccurrence(transaction, current.id, dueAt, new Date(now.getTime() + (this.policy.recheckAfterMs ?? DEFAULT_RECHECK_AFTER_MS)));
+      }
       return { kind: 'handled' as const, status, duplicate: false, groupId };
-    });
+    }, DELIVERY_TRANSACTION);
     if (outcome.kind === 'stale') return outcome;
     // Also on a duplicate: a crash between commit and delivery leaves the parts pending.
     if (outcome.groupId) {

@@ -7,6 +7,11 @@ export const REMINDER_QUEUE = 'reminder';
 export interface ReminderJobData {
   reminderId: string;
   dueAt: string;
+  /**
+   * Set on the follow-up job a delivery enqueues with its message: if the process died
+   * while sending, this job (run by any instance) sends what is still pending.
+   */
+  recheck?: boolean;
 }
 
 /** Settings: a delivery stuck longer than this is presumed dead and retried (idempotently). */

@@ -22,7 +22,15 @@ export const recurrenceSchema = z
     until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-06-30').optional().describe('Last day (inclusive, local)'),
     count: z.number().int().min(1).max(1000).optional().describe('Stop after this many reminders'),
   })
-  .refine((rule) => !(rule.until && rule.count), 'give an end date or a count, not both');
+  .refine((rule) => !(rule.until && rule.count), 'give an end date or a count, not both')
+  // Combinations that can match no day at all for thousands of years ("every 7 days, on
+  // Mondays" from a Tuesday) make rrule step period by period up to the year 9999, seconds
+  // of blocked event loop, before it can say "never". They have natural spellings instead.
+  .refine(
+    (rule) => !(rule.frequency === 'daily' && (rule.interval ?? 1) > 1 && (rule.weekdays || rule.monthDays)),
+    'for particular weekdays or days of the month use frequency "weekly" or "monthly", not "daily" with an interval',
+  )
+  .refine((rule) => !(rule.frequency === 'weekly' && rule.monthDays), 'for days of the month use frequency "monthly", not "weekly"');
 
 export type Recurrence = z.infer<typeof recurrenceSchema>;
 
@@ -160,19 +168,46 @@ function ruleFor(rule: string, startLocal: string) {
   return new RRule({ ...RRule.parseString(rule), dtstart: floatingFromLocal(startLocal) });
 }
 
+/** How far ahead a rule is searched for its first occurrence. */
+const HORIZON_MS = 10 * 366 * 86_400_000;
+
 /** The first occurrence at or after the start, searching ten years ahead; undefined if the rule never fires. */
 export function firstOccurrence(rule: string, startLocal: string, zone: string): Date | undefined {
   const parsed = ruleFor(rule, startLocal);
   const from = floatingFromLocal(startLocal);
-  const horizon = new Date(from.getTime() + 10 * 366 * 86_400_000);
+  const horizon = new Date(from.getTime() + HORIZON_MS);
   const [first] = parsed.between(from, horizon, true, (_date, index) => index < 1);
   return first ? occurrenceInstant(first, zone) : undefined;
 }
 
 /** The next occurrence strictly after `after`, or undefined when the rule is exhausted. */
 export function nextOccurrence(rule: string, startLocal: string, zone: string, after: Date): Date | undefined {
-  const next = ruleFor(rule, startLocal).after(floating(after, zone), false);
-  return next ? occurrenceInstant(next, zone) : undefined;
+  return nextOccurrenceWithLocal(rule, startLocal, zone, after)?.instant;
+}
+
+/**
+ * The next occurrence strictly after `after`, with its wall-clock time as the rule names
+ * it (before any DST shift). Occurrences are found in wall-clock time, but "after" is an
+ * instant: in the hour the clocks repeat, a wall-clock time later than `after`'s can still
+ * be an earlier instant (01:30 EDT is before 01:10 EST), so such occurrences are passed over.
+ */
+export function nextOccurrenceWithLocal(rule: string, startLocal: string, zone: string, after: Date): { instant: Date; local: string } | undefined {
+  const parsed = ruleFor(rule, startLocal);
+  let cursor = floating(after, zone);
+  // At most a couple of wall-clock occurrences can fall inside a repeated hour.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const next = parsed.after(cursor, false);
+    if (!next) return undefined;
+    const instant = occurrenceInstant(next, zone);
+    if (instant.getTime() > after.getTime()) return { instant, local: floatingToLocalString(next) };
+    cursor = next;
+  }
+  return undefined;
+}
+
+function floatingToLocalString(floatingDate: Date): string {
+  const iso = floatingDate.toISOString();
+  return floatingDate.getUTCSeconds() === 0 ? iso.slice(0, 16) : iso.slice(0, 19);
 }
 
 /** "every weekday", "every 2 weeks on Monday until June 30, 2026"… */

@@ -10,7 +10,8 @@ import {
   firstOccurrence,
   formatLocal,
   localToInstant,
-  nextOccurrence,
+  nextOccurrenceWithLocal,
+  recurrenceSchema,
   toLocalString,
   toRrule,
   type Recurrence,
@@ -95,43 +96,60 @@ export class ReminderService {
   ): Promise<ReminderResult<ReminderView>> {
     const found = await this.findOne(userId, target, 'change');
     if (!found.ok) return found;
-    const reminder = found.value;
-    const at = changes.at ?? (reminder.nextDueAt ? toLocalString(reminder.nextDueAt, reminder.timezone) : reminder.startLocal);
-    const keepsRule = changes.recurrence === undefined && reminder.rrule !== null;
-    const planned = this.plan(reminder.timezone, {
-      text: changes.text ?? reminder.text,
-      at,
-      recurrence: changes.recurrence ?? undefined,
-      whenAmbiguous: changes.whenAmbiguous,
-    }, keepsRule ? reminder.rrule! : undefined);
-    if (!planned.ok) return planned;
-    const updated = await this.prisma.$transaction(async (transaction) => {
+    return this.prisma.$transaction(async (transaction) => {
+      // Locked and read again: a delivery of this reminder may have run since it was found
+      // (advancing or completing it), and one starting now waits for this change.
+      const reminder = await this.lockActive(transaction, found.value.id);
+      if (!reminder) return { ok: false as const, error: `The reminder "${found.value.text}" is no longer active (it has just fired or been cancelled). Nothing was changed.` };
+      const now = this.clock.now();
+      if (changes.at === undefined && changes.recurrence === undefined) {
+        // Only the text changes: the schedule, and the job that fires it, stay as they are.
+        const planned = this.checkText(changes.text ?? reminder.text);
+        if (!planned.ok) return planned;
+        const saved = await transaction.reminder.update({ where: { id: reminder.id }, data: { text: planned.value, updatedAt: now } });
+        return { ok: true as const, value: toView(saved) };
+      }
+      const at = changes.at ?? (reminder.nextDueAt ? toLocalString(reminder.nextDueAt, reminder.timezone) : reminder.startLocal);
+      const keepsRule = changes.recurrence === undefined && reminder.rrule !== null;
+      const planned = this.plan(
+        reminder.timezone,
+        { text: changes.text ?? reminder.text, at, recurrence: changes.recurrence ?? undefined, whenAmbiguous: changes.whenAmbiguous },
+        keepsRule ? reminder.rrule! : undefined,
+      );
+      if (!planned.ok) return planned;
       const saved = await transaction.reminder.update({
         where: { id: reminder.id },
-        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, status: 'active', updatedAt: this.clock.now() },
+        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, updatedAt: now },
       });
       // The old occurrence's job will find the due time changed and do nothing.
       await this.scheduleOccurrence(transaction, saved.id, planned.value.nextDueAt);
-      return saved;
+      return { ok: true as const, value: toView(saved) };
     });
-    return { ok: true, value: toView(updated) };
   }
 
   /** Cancels a reminder (found by id or by words of its text). */
   async cancel(userId: string, target: { reminderId?: string | undefined; match?: string | undefined }): Promise<ReminderResult<ReminderView>> {
     const found = await this.findOne(userId, target, 'cancel');
     if (!found.ok) return found;
-    const cancelled = await this.prisma.reminder.update({
-      where: { id: found.value.id },
+    // Only while still active: a one-off that fired meanwhile stays "completed".
+    const cancelled = await this.prisma.reminder.updateMany({
+      where: { id: found.value.id, status: 'active' },
       data: { status: 'cancelled', nextDueAt: null, updatedAt: this.clock.now() },
     });
-    return { ok: true, value: toView(cancelled) };
+    if (cancelled.count === 0) return { ok: false, error: `The reminder "${found.value.text}" is no longer active (it has just fired). Nothing was changed.` };
+    return { ok: true, value: toView(await this.prisma.reminder.findUniqueOrThrow({ where: { id: found.value.id } })) };
   }
 
-  /** Enqueues the delayed job that fires one occurrence. */
-  async scheduleOccurrence(executor: Prisma.TransactionClient, reminderId: string, dueAt: Date): Promise<void> {
-    const data: ReminderJobData = { reminderId, dueAt: dueAt.toISOString() };
-    await this.queue.enqueue(REMINDER_QUEUE, data, { startAfter: dueAt, transaction: prismaSqlExecutor(executor) });
+  /**
+   * Enqueues the delayed job that fires one occurrence (at its due time), or, with
+   * `recheckAt`, the job that makes sure an occurrence already handled went out.
+   */
+  async scheduleOccurrence(executor: Prisma.TransactionClient, reminderId: string, dueAt: Date, recheckAt?: Date): Promise<void> {
+    const data: ReminderJobData = { reminderId, dueAt: dueAt.toISOString(), ...(recheckAt ? { recheck: true } : {}) };
+    const id = await this.queue.enqueue(REMINDER_QUEUE, data, { startAfter: recheckAt ?? dueAt, transaction: prismaSqlExecutor(executor) });
+    // pg-boss stores nothing (and answers null) when the queue does not exist yet: a reminder
+    // without its job would never fire, so the whole change is rolled back instead.
+    if (id === null) throw new Error(`the ${REMINDER_QUEUE} queue does not exist yet; the reminder was not saved`);
   }
 
   /** Validates a reminder and works out its rule and first due instant. */
@@ -140,13 +158,15 @@ export class ReminderService {
     input: ReminderInput,
     existingRule?: string,
   ): ReminderResult<{ text: string; startLocal: string; rrule: string | null; nextDueAt: Date }> {
-    const text = input.text.trim().replace(/\s+/g, ' ');
-    if (text.length === 0) return { ok: false, error: 'The reminder needs some text: what should Herald remind the user about?' };
-    if (text.length > this.limits.maxTextLength) {
-      return { ok: false, error: `The reminder text is ${text.length} characters; reminders can be at most ${this.limits.maxTextLength}. Ask the user for a shorter version. Nothing was saved.` };
-    }
-    const startLocal = input.at.slice(0, 19);
+    const checked = this.checkText(input.text);
+    if (!checked.ok) return checked;
+    const text = checked.value;
+    let startLocal = input.at.slice(0, 19);
     const now = this.clock.now();
+    if (input.recurrence) {
+      const valid = recurrenceSchema.safeParse(input.recurrence);
+      if (!valid.success) return { ok: false, error: `That repeat rule is not valid: ${valid.error.issues.map((issue) => issue.message).join('; ')}. Nothing was saved.` };
+    }
     const rule = input.recurrence ? toRrule(input.recurrence) : existingRule;
     if (!rule) {
       const resolved = localToInstant(startLocal, timezone, input.whenAmbiguous);
@@ -163,9 +183,30 @@ export class ReminderService {
     if (!check.ok && check.problem.kind === 'invalid') return { ok: false, error: `${check.problem.message}. Nothing was saved.` };
     let first = firstOccurrence(rule, startLocal, timezone);
     if (!first) return { ok: false, error: 'That repeat rule never produces a reminder (for example an end date before the start, or a day that never exists). Nothing was saved; ask the user to rephrase.' };
-    if (first.getTime() <= now.getTime()) first = nextOccurrence(rule, startLocal, timezone, now);
-    if (!first) return { ok: false, error: 'Every occurrence of that repeat rule is already in the past. Nothing was saved; ask the user what they meant.' };
+    if (first.getTime() <= now.getTime()) {
+      // The series starts at its first occurrence still ahead: the rule is re-anchored
+      // there, so a count ("5 times") counts reminders the user will actually get.
+      const upcoming = nextOccurrenceWithLocal(rule, startLocal, timezone, now);
+      if (!upcoming) return { ok: false, error: 'Every occurrence of that repeat rule is already in the past. Nothing was saved; ask the user what they meant.' };
+      [first, startLocal] = [upcoming.instant, upcoming.local];
+    }
     return { ok: true, value: { text, startLocal, rrule: rule, nextDueAt: first } };
+  }
+
+  /** The reminder text, tidied, or why it cannot be one. */
+  private checkText(raw: string): ReminderResult<string> {
+    const text = raw.trim().replace(/\s+/g, ' ');
+    if (text.length === 0) return { ok: false, error: 'The reminder needs some text: what should Herald remind the user about?' };
+    if (text.length > this.limits.maxTextLength) {
+      return { ok: false, error: `The reminder text is ${text.length} characters; reminders can be at most ${this.limits.maxTextLength}. Ask the user for a shorter version. Nothing was saved.` };
+    }
+    return { ok: true, value: text };
+  }
+
+  private async lockActive(transaction: Prisma.TransactionClient, id: string): Promise<Reminder | undefined> {
+    await transaction.$queryRaw`SELECT id FROM "Reminder" WHERE id = ${id}::uuid FOR UPDATE`;
+    const reminder = await transaction.reminder.findUnique({ where: { id } });
+    return reminder?.status === 'active' ? reminder : undefined;
   }
 
   private async findOne(
