@@ -11,7 +11,7 @@ import { executePlan, timeoutSignal, type ExecutionOutcome } from './executor.js
 import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
 import { logPlanEvent } from './plan-events.js';
 import type { ExecutionPlan } from './plan-state.js';
-import type { PlanStore } from './plan-store.js';
+import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
 import { planRound, type PlannerDependencies } from './planner.js';
 import { routeByPatterns, routingHintsSection } from './pre-router.js';
 import { replyLanguage } from './reply-language.js';
@@ -91,7 +91,10 @@ export async function orchestrate(
     ...(failure ? { failure } : {}),
   });
 
-  await deps.store.planStarted({ planId, turnId: context.turnId, userId: context.user.id, startedAt: deps.clock.now() });
+  // Plan records are written behind the plan (in order, off the critical path) and
+  // flushed before the turn ends.
+  const store = new WriteBehindPlanStore(deps.store, (error) => logger.warn({ error: describeError(error) }, 'could not record a plan transition'));
+  await store.planStarted({ planId, turnId: context.turnId, userId: context.user.id, startedAt: deps.clock.now() });
   const progress = startProgressTimer(options.onProgress, deps.limits.progressAfterMs, context, logger);
   const plannerDeps: PlannerDependencies = {
     model,
@@ -112,12 +115,12 @@ export async function orchestrate(
     });
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, { modelCalls: model.calls, inputTokens: model.usage.inputTokens, outputTokens: model.usage.outputTokens, cacheReadTokens: model.usage.cacheReadTokens });
-      await deps.store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
+      await store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
       return result(planning.reply, 'succeeded', 'direct');
     }
     if (planning.kind === 'invalid') {
       logPlanEvent(logger, 'plan_failed', { id: planId }, { reason: 'invalid plan' });
-      await deps.store.planFinished(planId, 'failed', totals(), deps.clock.now(), planning.error);
+      await store.planFinished(planId, 'failed', totals(), deps.clock.now(), planning.error);
       return result(fallbackReply('apology', context.user.language, context.message.text), 'failed', 'fallback', { blame: 'model', message: planning.error });
     }
 
@@ -133,34 +136,35 @@ export async function orchestrate(
       createdAt: deps.clock.now(),
     };
     logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent) });
-    await deps.store.planUpdated(plan, 'executing', totals());
+    await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
       stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS },
-      store: deps.store,
+      store,
       clock: deps.clock,
       logger,
       limits: deps.limits,
       replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
       totals,
     });
-    return await finish(outcome, context, language, deps, model, options.signal, logger, result);
+    return await finish(outcome, context, language, deps, store, model, options.signal, logger, result);
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
       logger.info({ modelCalls: model.calls }, 'plan interrupted');
-      await deps.store.planFinished(planId, 'failed', totals(), deps.clock.now(), 'interrupted (shutdown or lost lease)').catch(() => {});
+      await store.planFinished(planId, 'failed', totals(), deps.clock.now(), 'interrupted (shutdown or lost lease)').catch(() => {});
       return result(fallbackReply('apology', context.user.language, context.message.text), 'failed', 'fallback', { blame: 'timeout', message: 'interrupted' });
     }
     const error = planTimeout.aborted && !(caught instanceof TimeoutError) ? new TimeoutError('the turn took too long', { cause: caught }) : caught;
     const blame = blameOf(error);
     logger.warn({ blame, error: describeError(error), modelCalls: model.calls }, 'planning failed; apologising');
     logPlanEvent(logger, blame === 'timeout' ? 'plan_timeout' : 'plan_failed', { id: planId });
-    await deps.store.planFinished(planId, blame === 'timeout' ? 'timed_out' : 'failed', totals(), deps.clock.now(), describeError(error)).catch(() => {});
+    await store.planFinished(planId, blame === 'timeout' ? 'timed_out' : 'failed', totals(), deps.clock.now(), describeError(error)).catch(() => {});
     return result(fallbackReply(apologyFor(blame), context.user.language, context.message.text), 'failed', 'fallback', { blame, message: describeError(error) });
   } finally {
     // An "on it" already on its way must leave before the reply does.
     await progress.stop();
+    await store.flush();
   }
 }
 
@@ -170,6 +174,7 @@ async function finish(
   context: OrchestratorContext,
   language: string,
   deps: OrchestratorDependencies,
+  store: PlanStore,
   model: CountingModel,
   shutdown: AbortSignal | undefined,
   logger: Logger,
@@ -179,7 +184,7 @@ async function finish(
   const totals = { modelCalls: model.calls, usage: model.usage };
   if (outcome.question) {
     logPlanEvent(logger, 'plan_needs_clarification', plan);
-    await deps.store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
+    await store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
     return result(outcome.question, 'succeeded', 'clarification');
   }
   let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
@@ -205,7 +210,7 @@ async function finish(
     cacheReadTokens: model.usage.cacheReadTokens,
     durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
   });
-  await deps.store.planFinished(plan.id, status, { modelCalls: model.calls, usage: model.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
+  await store.planFinished(plan.id, status, { modelCalls: model.calls, usage: model.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
   if (succeeded) return result(reply, 'succeeded', 'plan');
   const blame = status === 'timed_out' ? 'timeout' : 'partial';
   return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` });

@@ -129,3 +129,55 @@ export class InMemoryPlanStore implements PlanStore {
     this.events.push({ kind: 'step_skipped', planId, stepId: step.id });
   }
 }
+
+/**
+ * Keeps plan records off the critical path: each write is queued behind the previous one
+ * (so rows still appear in order, as the plan runs) and the plan does not wait for it.
+ * `flush()` waits for everything queued. A failed write is logged, never fails the turn:
+ * these rows are for debugging.
+ */
+export class WriteBehindPlanStore implements PlanStore {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly inner: PlanStore,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  planStarted(...args: Parameters<PlanStore['planStarted']>): Promise<void> {
+    return this.enqueue(() => this.inner.planStarted(...args));
+  }
+  planUpdated(plan: ExecutionPlan, status: PlanRunStatus, totals: PlanTotals): Promise<void> {
+    // Snapshot now: the plan object keeps changing while the write waits its turn.
+    const snapshot = structuredClone(plan);
+    const totalsNow = structuredClone(totals);
+    return this.enqueue(() => this.inner.planUpdated(snapshot, status, totalsNow));
+  }
+  planFinished(planId: string, status: PlanRunStatus, totals: PlanTotals, finishedAt: Date, error?: string, plan?: ExecutionPlan): Promise<void> {
+    const snapshot = plan ? structuredClone(plan) : undefined;
+    const totalsNow = structuredClone(totals);
+    return this.enqueue(() => this.inner.planFinished(planId, status, totalsNow, finishedAt, error, snapshot));
+  }
+  stepStarted(planId: string, step: PlanStep, planVersion: number, startedAt: Date): Promise<void> {
+    const snapshot = structuredClone(step);
+    return this.enqueue(() => this.inner.stepStarted(planId, snapshot, planVersion, startedAt));
+  }
+  stepFinished(planId: string, step: PlanStep, result: StepResult, finishedAt: Date): Promise<void> {
+    const [stepNow, resultNow] = [structuredClone(step), structuredClone(result)];
+    return this.enqueue(() => this.inner.stepFinished(planId, stepNow, resultNow, finishedAt));
+  }
+  stepSkipped(planId: string, step: PlanStep, planVersion: number, at: Date): Promise<void> {
+    const snapshot = structuredClone(step);
+    return this.enqueue(() => this.inner.stepSkipped(planId, snapshot, planVersion, at));
+  }
+
+  /** Waits until every queued write is done. */
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  private enqueue(write: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(write).catch(this.onError);
+    return Promise.resolve();
+  }
+}
