@@ -177,7 +177,23 @@ export class WriteBehindPlanStore implements PlanStore {
   }
 
   private enqueue(write: () => Promise<void>): Promise<void> {
-    this.chain = this.chain.then(write).catch(this.onError);
+    // Idle: start the write now (it still does not block the plan); busy: queue it behind.
+    const started = this.pending === 0 ? safely(write) : this.chain.then(write);
+    this.pending += 1;
+    this.chain = started.catch(this.onError).finally(() => {
+      this.pending -= 1;
+    });
     return Promise.resolve();
+  }
+
+  private pending = 0;
+}
+
+/** Runs `write` now, turning a synchronous throw into a rejected promise. */
+function safely(write: () => Promise<void>): Promise<void> {
+  try {
+    return write();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
