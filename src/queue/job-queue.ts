@@ -143,6 +143,11 @@ export class JobQueue {
     for (const id of this.workerIds.get(name) ?? []) this.boss.notifyWorker(id);
   }
 
+  /** True once `start()` has run in this process (the queue's tables and queues exist). */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
   /** True when the queue's database answers. */
   async isHealthy(): Promise<boolean> {
     if (!this.started) return false;
