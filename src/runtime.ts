@@ -101,7 +101,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
-  const inbound = new InboundService(database.pool, queue, clock, config.defaultTimezone, logger.child({ component: 'inbound' }));
+  const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }));
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
   const facts = new FactService(prisma, clock);
   const reminders = new ReminderService(prisma, queue, clock, {

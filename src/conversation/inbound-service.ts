@@ -2,7 +2,6 @@ import type pg from 'pg';
 import type { InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
 import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
 import type { Logger } from '../logging/logger.js';
-import type { JobQueue } from '../queue/job-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, uuidv7 } from '../shared/sql.js';
 import { estimateTokens } from '../shared/tokens.js';
@@ -27,7 +26,7 @@ export interface InboundDelivery {
  * every key was new. Concurrent deliveries of one message serialise on the keys' unique
  * index, and the later one finds them taken.
  */
-const RECORD_INBOUND = `
+const RECORD_DELIVERY = `
 WITH keys AS (
   INSERT INTO "InboundDedupe" ("key", "messageId", "receivedAt")
   SELECT key, $1::uuid, $2::timestamp FROM unnest($3::text[]) AS key
@@ -50,14 +49,37 @@ WITH keys AS (
   INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "inboundStatus", "createdAt")
   SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, 'pending'::"InboundStatus", $2::timestamp FROM contact
   RETURNING "userId"
-)
-SELECT (SELECT ok FROM fresh) AS fresh, (SELECT "userId" FROM message) AS "userId"`;
+)`;
 
 /**
- * Stores inbound messages durably, on the webhook's hot path: in one transaction (three
- * round trips on one connection, statements prepared once per connection) it records the
- * delivery and enqueues the user's turn job. After it returns, nothing the user said can
- * be lost, and a repeated delivery (Twilio retries, two instances) is recognised.
+ * The delivery plus its turn job, in the SAME statement, so the webhook costs one round
+ * trip and is atomic without a transaction block. The job row is what pg-boss 10's own
+ * `send` writes (its insertJob plan), with the queue's settings; queue/turn-job-sql.test.ts
+ * holds the two equal, so a pg-boss upgrade that changes its table fails a test, not
+ * production. No queue row yet (a database no worker has started on): no job, and
+ * start-up recovery schedules the pending message.
+ */
+const RECORD_DELIVERY_AND_JOB = `${RECORD_DELIVERY}, job AS (
+  INSERT INTO pgboss.job (name, data, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter)
+  SELECT q.name, jsonb_build_object('userId', message."userId"),
+         COALESCE(q.expire_seconds * interval '1s', interval '15 minutes'),
+         now() + COALESCE((q.retention_minutes * 60)::text::interval, interval '14 days'),
+         COALESCE(q.retry_limit, 2),
+         CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(COALESCE(q.retry_delay, 0), 1) ELSE COALESCE(q.retry_delay, 0) END,
+         COALESCE(q.retry_backoff, false), q.policy, q.dead_letter
+  FROM message JOIN pgboss.queue q ON q.name = '${TURN_QUEUE}'
+  RETURNING id
+)
+SELECT (SELECT ok FROM fresh) AS fresh, (SELECT "userId" FROM message) AS "userId", (SELECT count(*) FROM job)::int AS jobs`;
+
+const RECORD_DELIVERY_ONLY = `${RECORD_DELIVERY}
+SELECT (SELECT ok FROM fresh) AS fresh, (SELECT "userId" FROM message) AS "userId", 0 AS jobs`;
+
+/**
+ * Stores inbound messages durably, on the webhook's hot path: one prepared statement
+ * records the delivery and enqueues the user's turn job, atomically. After it returns,
+ * nothing the user said can be lost, and a repeated delivery (Twilio retries, two
+ * instances) is recognised.
  *
  * Plain SQL rather than Prisma here on purpose: it is the one path whose speed Twilio
  * waits for (bench/webhook.ts measured ~5 ms of CPU per webhook through Prisma's nine
@@ -66,7 +88,6 @@ SELECT (SELECT ok FROM fresh) AS fresh, (SELECT "userId" FROM message) AS "userI
 export class InboundService {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly queue: JobQueue,
     private readonly clock: Clock,
     private readonly defaultTimezone: string,
     private readonly logger?: Logger,
@@ -109,30 +130,12 @@ export class InboundService {
   }
 
   private async record(values: unknown[], messageId: string, withJob: boolean): Promise<InboundOutcome> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ fresh: boolean; userId: string | null }>({ name: preparedName(RECORD_INBOUND), text: RECORD_INBOUND, values });
-      const userId = rows[0]?.userId;
-      if (!rows[0]?.fresh || !userId) {
-        await client.query('ROLLBACK');
-        return { kind: 'duplicate' };
-      }
-      // Before the queue has started in this process (its tables may not exist yet) the
-      // message is stored alone; start-up recovery schedules it.
-      if (withJob && this.queue.isStarted) {
-        const executeSql = (text: string, parameters: unknown[]) => client.query({ name: preparedName(text), text, values: parameters });
-        const jobId = await this.queue.enqueue(TURN_QUEUE, { userId } satisfies TurnJobData, { transaction: { executeSql } });
-        if (jobId === null) throw new Error(`the ${TURN_QUEUE} queue does not exist`);
-      }
-      await client.query('COMMIT');
-      return { kind: 'accepted', userId, messageId };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    const text = withJob ? RECORD_DELIVERY_AND_JOB : RECORD_DELIVERY_ONLY;
+    const { rows } = await this.pool.query<{ fresh: boolean; userId: string | null; jobs: number }>({ name: preparedName(text), text, values });
+    const userId = rows[0]?.userId;
+    if (!rows[0]?.fresh || !userId) return { kind: 'duplicate' };
+    if (withJob && rows[0].jobs === 0) this.logger?.warn({ messageId }, 'turn queue missing: message stored for start-up recovery');
+    return { kind: 'accepted', userId, messageId };
   }
 }
 
