@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { connectDatabase } from '../src/db/database.js';
 import { JobQueue } from '../src/queue/job-queue.js';
-import { REMINDER_QUEUE, reminderQueueDefinition } from '../src/reminders/reminder-queue.js';
+import { dueTimePriority, REMINDER_QUEUE, reminderQueueDefinition } from '../src/reminders/reminder-queue.js';
 import { turnQueueDefinition } from '../src/turns/turn-scheduler.js';
 import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
@@ -47,7 +47,7 @@ export const remindersBenchmark: Benchmark = {
       const reminderIds = await createReminders(database.pool, userIds, dueAt);
       await queue.enqueueMany(
         REMINDER_QUEUE,
-        reminderIds.map((id, index) => ({ data: { reminderId: id, dueAt: dueAt(index).toISOString() }, startAfter: dueAt(index) })),
+        reminderIds.map((id, index) => ({ data: { reminderId: id, dueAt: dueAt(index).toISOString() }, startAfter: dueAt(index), priority: dueTimePriority(dueAt(index)) })),
       );
       await queue.stop(1000);
       print(`scheduled ${REMINDERS} reminders for ${USERS} users, due ${new Date(firstDue).toISOString()} … +${WINDOW_MS / 1000} s`);

@@ -18,6 +18,8 @@ export interface EnqueueOptions {
   transaction?: SqlExecutor;
   /** Identifies the job for de-duplication by the queue ("short" policy queues). */
   singletonKey?: string;
+  /** Higher runs first among jobs that are due (pg-boss fetches by priority, then age). */
+  priority?: number;
 }
 
 /** A named queue's settings. */
@@ -97,14 +99,21 @@ export class JobQueue {
     const sendOptions: PgBoss.SendOptions = {};
     if (options.startAfter) sendOptions.startAfter = options.startAfter;
     if (options.singletonKey) sendOptions.singletonKey = options.singletonKey;
+    if (options.priority !== undefined) sendOptions.priority = options.priority;
     if (options.transaction) (sendOptions as { db?: SqlExecutor }).db = options.transaction;
     return this.boss.send(name, data, sendOptions);
   }
 
   /** Adds many jobs at once (one INSERT). */
-  async enqueueMany(name: string, jobs: Array<{ data: object; startAfter?: Date; id?: string }>, transaction?: SqlExecutor): Promise<void> {
+  async enqueueMany(name: string, jobs: Array<{ data: object; startAfter?: Date; id?: string; priority?: number }>, transaction?: SqlExecutor): Promise<void> {
     if (jobs.length === 0) return;
-    const inserts = jobs.map((job) => ({ name, data: job.data, ...(job.id ? { id: job.id } : {}), ...(job.startAfter ? { startAfter: job.startAfter } : {}) }));
+    const inserts = jobs.map((job) => ({
+      name,
+      data: job.data,
+      ...(job.id ? { id: job.id } : {}),
+      ...(job.startAfter ? { startAfter: job.startAfter } : {}),
+      ...(job.priority !== undefined ? { priority: job.priority } : {}),
+    }));
     if (transaction) await this.boss.insert(inserts as PgBoss.JobInsert[], { db: transaction } as PgBoss.InsertOptions);
     else await this.boss.insert(inserts as PgBoss.JobInsert[]);
   }

@@ -16,3 +16,15 @@ export interface ReminderJobData {
 
 /** Settings: a delivery stuck longer than this is presumed dead and retried (idempotently). */
 export const reminderQueueDefinition: QueueDefinition = { name: REMINDER_QUEUE, expireInSeconds: 120, retryLimit: 20, retryDelaySeconds: 5 };
+
+const PRIORITY_EPOCH_MS = Date.UTC(2020, 0, 1);
+
+/**
+ * Earliest due runs first. pg-boss fetches due jobs by priority, then by creation time,
+ * so without this a backlog (10,000 reminders in one minute, or catching up after
+ * downtime) would be worked in creation order and an early reminder could wait behind
+ * later ones. Seconds since 2020, negated, fit pg-boss's integer priority for decades.
+ */
+export function dueTimePriority(dueAt: Date): number {
+  return -Math.floor((dueAt.getTime() - PRIORITY_EPOCH_MS) / 1000);
+}

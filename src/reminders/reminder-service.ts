@@ -16,7 +16,7 @@ import {
   toRrule,
   type Recurrence,
 } from './reminder-schedule.js';
-import { REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
+import { dueTimePriority, REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
 
 /** A reminder as tools show it to the model. */
 export interface ReminderView {
@@ -146,7 +146,11 @@ export class ReminderService {
    */
   async scheduleOccurrence(executor: Prisma.TransactionClient, reminderId: string, dueAt: Date, recheckAt?: Date): Promise<void> {
     const data: ReminderJobData = { reminderId, dueAt: dueAt.toISOString(), ...(recheckAt ? { recheck: true } : {}) };
-    const id = await this.queue.enqueue(REMINDER_QUEUE, data, { startAfter: recheckAt ?? dueAt, transaction: prismaSqlExecutor(executor) });
+    const id = await this.queue.enqueue(REMINDER_QUEUE, data, {
+      startAfter: recheckAt ?? dueAt,
+      priority: dueTimePriority(recheckAt ?? dueAt),
+      transaction: prismaSqlExecutor(executor),
+    });
     // pg-boss stores nothing (and answers null) when the queue does not exist yet: a reminder
     // without its job would never fire, so the whole change is rolled back instead.
     if (id === null) throw new Error(`the ${REMINDER_QUEUE} queue does not exist yet; the reminder was not saved`);
