@@ -19,9 +19,7 @@
  * BENCH_WEBHOOK_RATE_SECONDS (15), BENCH_WEBHOOK_MAX_SECONDS (10),
  * BENCH_WEBHOOK_WARMUP_SECONDS (2), BENCH_WEBHOOK_USERS (1000),
  * BENCH_WEBHOOK_PACING (even | burst), BENCH_DATABASE_POOL_SIZE (Herald's default),
- * BENCH_WEBHOOK_TARGETS (herald,ceiling; diagnostics and experiments, in this order:
- * herald-prepared, Herald with Prisma's statements prepared; herald-sql, the transaction
- * rewritten on pg (bench/experiments/sql-inbound-service.ts); herald-http, Herald's HTTP
+ * BENCH_WEBHOOK_TARGETS (herald,ceiling; a diagnostic: herald-http, Herald's HTTP
  * layer with a stub in place of the database work).
  */
 import { randomBytes } from 'node:crypto';
@@ -148,33 +146,6 @@ const targetSpecs: TargetSpec[] = [
         BENCH_POOL_SIZE: String(setup.poolSize),
       });
       return { process: server, verify: (ledger) => verifyCeiling(database, ledger) };
-    },
-  },
-  {
-    name: 'herald-prepared',
-    description: "EXPERIMENT: Herald as 'herald', but Prisma's pg adapter names its statements (statementNameGenerator): prepared once per connection",
-    async start(setup) {
-      const database = await setup.context.postgres.createMigratedDatabase('webhook_prepared', setup.context.logger);
-      const server = await startTarget(new URL('./targets/herald.ts', import.meta.url), {
-        BENCH_TARGET_DATABASE_URL: database.url,
-        BENCH_HERALD_ENV: JSON.stringify(heraldEnvironment(setup, database.url)),
-        BENCH_PROFILE: setup.context.profile ? '1' : '0',
-        BENCH_PRISMA_STATEMENT_NAMES: '1',
-      });
-      return { process: server, verify: (ledger) => verifyHerald(database, ledger) };
-    },
-  },
-  {
-    name: 'herald-sql',
-    description:
-      "EXPERIMENT: Herald's HTTP app with bench/experiments/sql-inbound-service.ts: the same transaction in 4 prepared statements on pg instead of 9 via Prisma",
-    async start(setup) {
-      const database = await setup.context.postgres.createMigratedDatabase('webhook_sql', setup.context.logger);
-      const server = await startTarget(new URL('./targets/herald-sql.ts', import.meta.url), {
-        BENCH_TARGET_DATABASE_URL: database.url,
-        BENCH_HERALD_ENV: JSON.stringify(heraldEnvironment(setup, database.url)),
-      });
-      return { process: server, verify: (ledger) => verifyHerald(database, ledger) };
     },
   },
   {

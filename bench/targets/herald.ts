@@ -15,15 +15,8 @@
  *   BENCH_HERALD_ENV   JSON of the environment Herald's config is loaded from
  *   BENCH_TARGET_DATABASE_URL   the migrated database
  *   BENCH_PROFILE=1    time every pool wait and query (see pool-profiler.ts)
- *   BENCH_PRISMA_STATEMENT_NAMES=1   EXPERIMENT: give Prisma's pg adapter a
- *                      statementNameGenerator, so each statement is prepared once per
- *                      connection instead of parsed and planned on every execution; the
- *                      only difference to Herald as shipped (src/db/database.ts connectDatabase)
  */
-import { createHash } from 'node:crypto';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { connectDatabase, type Database } from '../../src/db/database.js';
-import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { connectDatabase } from '../../src/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { UnconfiguredModel } from '../../src/model/unconfigured-model.js';
@@ -46,8 +39,7 @@ async function main(): Promise<void> {
   if (!databaseUrl) throw new Error('BENCH_TARGET_DATABASE_URL is not set');
   const config = loadConfig(JSON.parse(process.env.BENCH_HERALD_ENV ?? '{}') as Record<string, string>);
   const logger = createLogger({ level: config.logLevel });
-  const shipped = connectDatabase(databaseUrl, config.database.poolSize);
-  const database = process.env.BENCH_PRISMA_STATEMENT_NAMES === '1' ? withNamedStatements(shipped) : shipped;
+  const database = connectDatabase(databaseUrl, config.database.poolSize);
   const profiler = process.env.BENCH_PROFILE === '1' ? new PoolProfiler(database.pool) : undefined;
 
   const herald = await createHerald({
@@ -83,27 +75,5 @@ async function main(): Promise<void> {
   } satisfies TargetEvent);
 }
 
-/** The same pool, with a Prisma client whose adapter names (and so prepares) every statement. */
-function withNamedStatements(shipped: Database): Database {
-  const names = new Map<string, string>();
-  const statementNameGenerator = ({ sql }: { sql: string }) => {
-    let name = names.get(sql);
-    if (name === undefined) {
-      name = `prisma_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      names.set(sql, name);
-    }
-    return name;
-  };
-  const prisma = new PrismaClient({ adapter: new PrismaPg(shipped.pool, { statementNameGenerator }) });
-  return {
-    url: shipped.url,
-    pool: shipped.pool,
-    prisma,
-    async close() {
-      await prisma.$disconnect().catch(() => {});
-      await shipped.close();
-    },
-  };
-}
 
 main().catch(failTarget);

@@ -36,22 +36,13 @@ describe('context assembly: what the model is shown', () => {
     await harness.close();
   });
 
-  async function repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const matching = harness.twilio.messages.filter((message) => message.to === to);
-      if (matching.length >= count) return matching;
-      await harness.twilio.waitForMessages(harness.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
-    }
-  }
-
   /** Sends a text, waits for the reply, and returns the one model request its turn made. */
   async function ask(phone: string, body: string, answer: string): Promise<RecordedAnthropicRequest> {
     const before = harness.anthropic.requests.length;
     const repliesBefore = harness.twilio.messages.filter((message) => message.to === phone).length;
     harness.anthropic.enqueue({ text: answer });
     await harness.inbound({ from: phone, body });
-    const replies = await repliesTo(phone, repliesBefore + 1);
+    const replies = await harness.repliesTo(phone, repliesBefore + 1);
     expect(replies.at(-1)?.body).toBe(answer);
     expect(harness.anthropic.requests).toHaveLength(before + 1);
     return harness.anthropic.requests[before]!;

@@ -21,16 +21,6 @@ describe('keywords: STOP, START, HELP without the model', () => {
     await harness.close();
   });
 
-  /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`. */
-  async function repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const matching = harness.twilio.messages.filter((message) => message.to === to);
-      if (matching.length >= count) return matching;
-      await harness.twilio.waitForMessages(harness.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
-    }
-  }
-
   const userByPhone = (phone: string) => harness.database.prisma.user.findUniqueOrThrow({ where: { phone } });
 
   it('opts the user out on STOP and every opt-out word (any case, padded, punctuated), confirms on SMS, and never calls the model', async () => {
@@ -41,7 +31,7 @@ describe('keywords: STOP, START, HELP without the model', () => {
     expect(responses.map((response) => response.statusCode)).toEqual(variants.map(() => 200));
 
     for (const phone of phones) {
-      const [reply, ...more] = await repliesTo(phone, 1);
+      const [reply, ...more] = await harness.repliesTo(phone, 1);
       expect(more).toEqual([]);
       expect(reply).toMatchObject({ to: phone, from: HERALD_SMS_NUMBER, body: STOP_REPLY });
       const user = await userByPhone(phone);
@@ -62,7 +52,7 @@ describe('keywords: STOP, START, HELP without the model', () => {
     // took effect; per-user ordering proves its turn finished first.
     await harness.inbound({ from: `whatsapp:${phone}`, body: 'yes' });
 
-    const [welcome] = await repliesTo(`whatsapp:${phone}`, 1);
+    const [welcome] = await harness.repliesTo(`whatsapp:${phone}`, 1);
     expect(welcome).toMatchObject({ from: HERALD_WHATSAPP_NUMBER, body: START_REPLY });
     expect(harness.twilio.messages.filter((message) => message.to === phone)).toEqual([]);
     expect(harness.anthropic.requests).toHaveLength(0);
@@ -78,7 +68,7 @@ describe('keywords: STOP, START, HELP without the model', () => {
     const address = 'whatsapp:+12125550301';
     await harness.inbound({ from: address, body: 'Stop' });
 
-    const [reply] = await repliesTo(address, 1);
+    const [reply] = await harness.repliesTo(address, 1);
     expect(reply).toMatchObject({ from: HERALD_WHATSAPP_NUMBER, body: STOP_REPLY });
     expect((await userByPhone('+12125550301')).optedOut).toBe(true);
     expect(harness.anthropic.requests).toHaveLength(0);
@@ -87,11 +77,11 @@ describe('keywords: STOP, START, HELP without the model', () => {
   it("ignores an opted-out user's ordinary message (stored as ignored, no reply, no model) until START, which welcomes them back", async () => {
     const phone = '+12125550401';
     await harness.inbound({ from: phone, body: 'STOP' });
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
     await harness.inbound({ from: phone, body: 'are you still there?' });
     await harness.inbound({ from: phone, body: 'START' });
 
-    const replies = await repliesTo(phone, 2);
+    const replies = await harness.repliesTo(phone, 2);
     expect(replies.map((reply) => reply.body)).toEqual([STOP_REPLY, START_REPLY]);
     expect(harness.anthropic.requests).toHaveLength(0);
     const user = await userByPhone(phone);
@@ -102,7 +92,7 @@ describe('keywords: STOP, START, HELP without the model', () => {
     // Back in: an ordinary message reaches the model, and the ignored one is not in its history.
     harness.anthropic.enqueue({ text: 'Yes, I am here.' });
     await harness.inbound({ from: phone, body: 'hello again' });
-    const all = await repliesTo(phone, 3);
+    const all = await harness.repliesTo(phone, 3);
     expect(all[2]?.body).toBe('Yes, I am here.');
     expect(harness.anthropic.requests).toHaveLength(1);
     const request = harness.anthropic.requests[0]!;
@@ -113,9 +103,9 @@ describe('keywords: STOP, START, HELP without the model', () => {
   it('treats YES as START while opted out, and as ordinary text for the model otherwise', async () => {
     const optedOutPhone = '+12125550501';
     await harness.inbound({ from: optedOutPhone, body: 'QUIT' });
-    await repliesTo(optedOutPhone, 1);
+    await harness.repliesTo(optedOutPhone, 1);
     await harness.inbound({ from: optedOutPhone, body: 'YES' });
-    const replies = await repliesTo(optedOutPhone, 2);
+    const replies = await harness.repliesTo(optedOutPhone, 2);
     expect(replies[1]?.body).toBe(START_REPLY);
     expect((await userByPhone(optedOutPhone)).optedOut).toBe(false);
     expect(harness.anthropic.requests).toHaveLength(0);
@@ -123,7 +113,7 @@ describe('keywords: STOP, START, HELP without the model', () => {
     const subscribedPhone = '+12125550502';
     harness.anthropic.enqueue({ text: 'Done, the reminder is set.' });
     await harness.inbound({ from: subscribedPhone, body: 'yes' });
-    const [answer] = await repliesTo(subscribedPhone, 1);
+    const [answer] = await harness.repliesTo(subscribedPhone, 1);
     expect(answer?.body).toBe('Done, the reminder is set.');
     expect(harness.anthropic.requests).toHaveLength(1);
     expect(harness.anthropic.requests[0]!.lastUserText()).toBe('yes');
@@ -137,9 +127,9 @@ describe('keywords: STOP, START, HELP without the model', () => {
       harness.inbound({ from: phones[1]!, body: 'info' }),
       harness.inbound({ from: `whatsapp:${phones[2]!}`, body: ' Help! ' }),
     ]);
-    expect((await repliesTo(phones[0]!, 1))[0]?.body).toBe(HELP_REPLY);
-    expect((await repliesTo(phones[1]!, 1))[0]?.body).toBe(HELP_REPLY);
-    expect((await repliesTo(`whatsapp:${phones[2]!}`, 1))[0]?.body).toBe(HELP_REPLY);
+    expect((await harness.repliesTo(phones[0]!, 1))[0]?.body).toBe(HELP_REPLY);
+    expect((await harness.repliesTo(phones[1]!, 1))[0]?.body).toBe(HELP_REPLY);
+    expect((await harness.repliesTo(`whatsapp:${phones[2]!}`, 1))[0]?.body).toBe(HELP_REPLY);
     expect(harness.anthropic.requests).toHaveLength(0);
     for (const phone of phones) expect((await userByPhone(phone)).optedOut).toBe(false);
   });
@@ -148,10 +138,10 @@ describe('keywords: STOP, START, HELP without the model', () => {
     const phone = '+12125550701';
     harness.anthropic.enqueue({ text: 'OK, I stopped the daily reminder.' }, { text: 'Sure, ask away.' });
     await harness.inbound({ from: phone, body: 'stop the reminder' });
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
     await harness.inbound({ from: phone, body: 'help me with something' });
 
-    const replies = await repliesTo(phone, 2);
+    const replies = await harness.repliesTo(phone, 2);
     expect(replies.map((reply) => reply.body)).toEqual(['OK, I stopped the daily reminder.', 'Sure, ask away.']);
     expect(harness.anthropic.requests.map((request) => request.lastUserText())).toEqual(['stop the reminder', 'help me with something']);
     expect((await userByPhone(phone)).optedOut).toBe(false);

@@ -32,20 +32,11 @@ describe('media: photos and voice notes Herald cannot read', () => {
     await harness.close();
   });
 
-  async function repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const matching = harness.twilio.messages.filter((message) => message.to === to);
-      if (matching.length >= count) return matching;
-      await harness.twilio.waitForMessages(harness.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
-    }
-  }
-
   it('answers a photo with no caption by asking for words, without calling the model', async () => {
     const phone = '+13125550101';
     await harness.inbound({ from: phone, body: '', numMedia: 1, extra: { MediaUrl0: 'https://api.twilio.com/media/ME1', MediaContentType0: 'image/jpeg' } });
 
-    const [reply] = await repliesTo(phone, 1);
+    const [reply] = await harness.repliesTo(phone, 1);
     expect(reply?.body).toBe(MEDIA_ONLY_REPLY);
     expect(reply?.body).toMatch(/^I can only read text for now/);
     expect(harness.anthropic.requests).toHaveLength(0);
@@ -57,7 +48,7 @@ describe('media: photos and voice notes Herald cannot read', () => {
     const address = 'whatsapp:+13125550102';
     await harness.inbound({ from: address, numMedia: 1, extra: { MediaContentType0: 'audio/ogg' } });
 
-    const [reply] = await repliesTo(address, 1);
+    const [reply] = await harness.repliesTo(address, 1);
     expect(reply).toMatchObject({ from: HERALD_WHATSAPP_NUMBER, body: MEDIA_ONLY_REPLY });
     expect(harness.anthropic.requests).toHaveLength(0);
   });
@@ -67,7 +58,7 @@ describe('media: photos and voice notes Herald cannot read', () => {
     harness.anthropic.enqueue({ text: "I can't see photos yet, but tell me about the receipt." });
     await harness.inbound({ from: phone, body: 'what do you think of this receipt?', numMedia: 1 });
 
-    const [reply] = await repliesTo(phone, 1);
+    const [reply] = await harness.repliesTo(phone, 1);
     expect(reply?.body).toBe("I can't see photos yet, but tell me about the receipt.");
     expect(harness.anthropic.requests).toHaveLength(1);
     const userText = harness.anthropic.requests[0]!.lastUserText();
@@ -79,18 +70,18 @@ describe('media: photos and voice notes Herald cannot read', () => {
     const phone = '+13125550104';
     harness.anthropic.enqueue({ text: 'Got it.' });
     await harness.inbound({ from: phone, body: 'three photos of my garden', numMedia: 3 });
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
     expect(harness.anthropic.requests[0]!.lastUserText()).toMatch(/3 attachments that Herald cannot open/);
   });
 
   it('keeps working after an attachment-only message: the next request has no empty message in its history', async () => {
     const phone = '+13125550105';
     await harness.inbound({ from: phone, numMedia: 1 });
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
 
     harness.anthropic.enqueue({ text: 'A cat! Lovely.' });
     await harness.inbound({ from: phone, body: 'it was a photo of my cat' });
-    const replies = await repliesTo(phone, 2);
+    const replies = await harness.repliesTo(phone, 2);
     expect(replies[1]?.body).toBe('A cat! Lovely.');
 
     const request = harness.anthropic.requests[0]!;
@@ -108,7 +99,7 @@ describe('media: photos and voice notes Herald cannot read', () => {
     harness.anthropic.enqueue({ text: 'Thanks for the location.' });
     await harness.inbound({ from: address, body: '', extra: { Latitude: '51.5', Longitude: '-0.12' } });
 
-    const [reply] = await repliesTo(address, 1);
+    const [reply] = await harness.repliesTo(address, 1);
     expect(reply?.body).toBe('Thanks for the location.');
     expect(harness.anthropic.requests).toHaveLength(1);
     expectNoEmptyContent(harness.anthropic.requests[0]!);

@@ -17,15 +17,6 @@ describe('users: one person per phone number', () => {
     await harness.close();
   });
 
-  async function repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const matching = harness.twilio.messages.filter((message) => message.to === to);
-      if (matching.length >= count) return matching;
-      await harness.twilio.waitForMessages(harness.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
-    }
-  }
-
   const usersWithPhone = (phone: string) => harness.database.prisma.user.findMany({ where: { phone } });
 
   it('is the same user over SMS and WhatsApp, answered on the channel they wrote on, with one shared history', async () => {
@@ -33,11 +24,11 @@ describe('users: one person per phone number', () => {
     harness.anthropic.enqueue({ text: 'Hi over SMS.' }, { text: 'Hi over WhatsApp.' });
 
     await harness.inbound({ from: phone, body: 'hello by sms' });
-    const [sms] = await repliesTo(phone, 1);
+    const [sms] = await harness.repliesTo(phone, 1);
     expect(sms).toMatchObject({ from: HERALD_SMS_NUMBER, body: 'Hi over SMS.' });
 
     await harness.inbound({ from: `whatsapp:${phone}`, body: 'hello by whatsapp' });
-    const [whatsapp] = await repliesTo(`whatsapp:${phone}`, 1);
+    const [whatsapp] = await harness.repliesTo(`whatsapp:${phone}`, 1);
     expect(whatsapp).toMatchObject({ from: HERALD_WHATSAPP_NUMBER, body: 'Hi over WhatsApp.' });
 
     const users = await usersWithPhone(phone);
@@ -59,9 +50,9 @@ describe('users: one person per phone number', () => {
   it('normalises WhatsApp and spaced addresses to one E.164 number', async () => {
     harness.anthropic.setFallback({ text: 'ok' });
     await harness.inbound({ from: 'whatsapp:+1 646 555 0122', body: 'one' });
-    await repliesTo('whatsapp:+16465550122', 1);
+    await harness.repliesTo('whatsapp:+16465550122', 1);
     await harness.inbound({ from: '+16465550122', body: 'two' });
-    await repliesTo('+16465550122', 1);
+    await harness.repliesTo('+16465550122', 1);
     expect(await usersWithPhone('+16465550122')).toHaveLength(1);
     expect(await harness.database.prisma.user.count({ where: { phone: { contains: ' ' } } })).toBe(0);
   });
@@ -77,7 +68,7 @@ describe('users: one person per phone number', () => {
     const [user] = await usersWithPhone(phone);
     expect(user?.timezone).toBe(timezone);
 
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
     const system = harness.anthropic.requests[0]!.systemText();
     expect(system).toContain(`<timezone>${timezone}</timezone>`);
     expect(system).toContain(`time zone ${timezone}`);
@@ -108,7 +99,7 @@ describe('users: one person per phone number', () => {
     const isLast = (request: RecordedAnthropicRequest) => request.lastUserText().split('\n').includes('six');
     while (!harness.anthropic.requests.some(isLast)) await harness.anthropic.waitForRequests(harness.anthropic.requests.length + 1);
     const modelCalls = harness.anthropic.requests.length;
-    const replies = await repliesTo(phone, modelCalls);
+    const replies = await harness.repliesTo(phone, modelCalls);
     expect(replies.every((reply) => reply.body === 'Got all of that.')).toBe(true);
 
     const inbound = await harness.database.prisma.message.findMany({ where: { userId, role: 'user' } });
@@ -125,12 +116,12 @@ describe('users: one person per phone number', () => {
     harness.anthropic.enqueue({ text: 'Hi! What should I call you?' }, { text: 'Hi Noa!' });
     const newcomer = '+442079460959';
     await harness.inbound({ from: newcomer, body: 'hello' });
-    await repliesTo(newcomer, 1);
+    await harness.repliesTo(newcomer, 1);
 
     const known = '+442079460960';
     await harness.database.prisma.user.create({ data: { phone: known, name: 'Noa', timezone: 'Europe/London' } });
     await harness.inbound({ from: known, body: 'hello' });
-    await repliesTo(known, 1);
+    await harness.repliesTo(known, 1);
 
     const [newcomerPrompt, knownPrompt] = harness.anthropic.requests.map((request) => request.systemText());
     expect(newcomerPrompt).toContain('<onboarding>');
@@ -148,12 +139,12 @@ describe('users: one person per phone number', () => {
     const phone = '+442079460961';
     // HELP (a keyword, no model) first: it must not use up the onboarding.
     await harness.inbound({ from: phone, body: 'HELP' });
-    await repliesTo(phone, 1);
+    await harness.repliesTo(phone, 1);
     harness.anthropic.enqueue({ text: 'Hi! I am Herald. What should I call you? I have you on London time, right?' }, { text: 'Noted.' });
     await harness.inbound({ from: phone, body: 'hello' });
-    await repliesTo(phone, 2);
+    await harness.repliesTo(phone, 2);
     await harness.inbound({ from: phone, body: 'what can you do?' });
-    await repliesTo(phone, 3);
+    await harness.repliesTo(phone, 3);
 
     const [first, second] = harness.anthropic.requests.map((request) => request.systemText());
     expect(first).toContain('<onboarding>');

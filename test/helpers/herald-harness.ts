@@ -7,7 +7,7 @@ import type { MessageTransport } from '../../src/outbox/message-transport.js';
 import { createHerald, type Herald } from '../../src/runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
-import { FakeTwilioServer } from '../fakes/fake-twilio-server.js';
+import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const PUBLIC_BASE_URL = 'https://herald.test';
@@ -107,6 +107,16 @@ export class HeraldHarness {
   /** Waits until Twilio has accepted `count` messages in total; returns them. */
   replies(count: number, timeoutMs = 10_000) {
     return this.twilio.waitForMessages(count, timeoutMs);
+  }
+
+  /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`; returns them. */
+  async repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const matching = this.twilio.messages.filter((message) => message.to === to);
+      if (matching.length >= count) return matching;
+      await this.twilio.waitForMessages(this.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
+    }
   }
 
   /** Stops Herald, closes the fakes and drops the database. */
