@@ -84,7 +84,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const transport = options.transport ?? createTransport(config, logger);
   const queue = new JobQueue(database.pool, logger.child({ component: 'queue' }));
   const scheduler = new TurnScheduler(queue);
-  const users = new UserService(prisma, clock, config.defaultTimezone);
+  const users = new UserService(prisma, clock);
   // A send in flight longer than Twilio's own timeout plus a margin was lost with its
   // process: its claim lapses and another sender may try again.
   const dispatchClaimMs = config.twilio.timeoutMs + 15_000;

@@ -1,7 +1,6 @@
 import type { Channel, User } from '../generated/prisma/client.js';
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
-import { timezoneForPhone } from '../channels/phone-number.js';
 
 /** A user's settings, as every agent receives them (FR-9). */
 export interface UserConfig {
@@ -14,31 +13,16 @@ export interface UserConfig {
   isNew: boolean;
 }
 
-/** Finds, creates and updates users. One phone number is one user on every channel. */
+/**
+ * Reads and updates users. (Users are created on first contact by the inbound webhook's
+ * statement, src/conversation/inbound-service.ts: one phone number is one user on every
+ * channel.)
+ */
 export class UserService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
-    private readonly defaultTimezone: string,
   ) {}
-
-  /**
-   * The user with this E.164 number, created on first contact. A new user's time zone
-   * comes from the number's country when that country has a single zone. Records which
-   * channel they wrote on (and, for WhatsApp, that the 24-hour window is open).
-   */
-  async recordContact(phone: string, channel: Channel, executor: PrismaExecutor = this.prisma): Promise<User> {
-    const now = this.clock.now();
-    const channelUpdate = {
-      preferredChannel: channel,
-      ...(channel === 'whatsapp' ? { lastWhatsappInboundAt: now, whatsappUnreachableAt: null } : { smsUnreachableAt: null }),
-    };
-    return executor.user.upsert({
-      where: { phone },
-      create: { phone, timezone: timezoneForPhone(phone, this.defaultTimezone), createdAt: now, ...channelUpdate },
-      update: channelUpdate,
-    });
-  }
 
   /** The user's configuration, or undefined for an unknown id. */
   async getConfig(userId: string, executor: PrismaExecutor = this.prisma): Promise<UserConfig | undefined> {

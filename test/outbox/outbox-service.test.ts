@@ -35,7 +35,7 @@ describe('OutboxService', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    users = new UserService(database.prisma, { now: () => new Date() }, 'UTC');
+    users = new UserService(database.prisma, { now: () => new Date() });
   });
   afterAll(async () => {
     await database.drop();
@@ -68,7 +68,7 @@ describe('OutboxService', () => {
   async function newUser() {
     phoneCounter += 1;
     const phone = `+1415555${String(900 + phoneCounter).padStart(4, '0')}`;
-    return users.recordContact(phone, 'sms');
+    return database.prisma.user.create({ data: { phone, timezone: 'UTC', updatedAt: new Date() } });
   }
 
   async function stage(outbox: OutboxService, draft: Omit<OutboundDraft, 'kind' | 'channel' | 'toAddress'> & Partial<OutboundDraft>, phone: string) {

@@ -63,7 +63,7 @@ describe('recovery on start-up', () => {
   it('delivers a staged reply that was never sent', async () => {
     const harness = await start({ start: false });
     const { herald, database } = harness;
-    const user = await herald.users.recordContact('+14155550603', 'sms');
+    const user = await database.prisma.user.create({ data: { phone: '+14155550603', timezone: 'UTC', updatedAt: new Date() } });
     await database.prisma.$transaction((transaction) =>
       herald.outbox.stage(transaction, {
         userId: user.id,
@@ -88,7 +88,7 @@ describe('recovery on start-up', () => {
   it('re-sends a part whose sender crashed mid-send once its claim has lapsed', async () => {
     const harness = await start({ start: false });
     const { herald, database } = harness;
-    const user = await herald.users.recordContact('+14155550604', 'sms');
+    const user = await database.prisma.user.create({ data: { phone: '+14155550604', timezone: 'UTC', updatedAt: new Date() } });
     await database.prisma.$transaction((transaction) =>
       herald.outbox.stage(transaction, { userId: user.id, kind: 'reply', channel: 'sms', toAddress: '+14155550604', text: 'Second try.' }),
     );
@@ -108,7 +108,7 @@ describe('recovery on start-up', () => {
   it('delivers undelivered replies before answering the next message, in order', async () => {
     const harness = await start({ start: false });
     const { herald, database } = harness;
-    const user = await herald.users.recordContact('+14155550605', 'sms');
+    const user = await database.prisma.user.create({ data: { phone: '+14155550605', timezone: 'UTC', updatedAt: new Date() } });
     await database.prisma.$transaction((transaction) =>
       herald.outbox.stage(transaction, { userId: user.id, kind: 'reply', channel: 'sms', toAddress: '+14155550605', text: 'Old reply.' }),
     );

@@ -22,7 +22,7 @@ describe('turn leases', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    users = new UserService(database.prisma, systemClock, 'UTC');
+    users = new UserService(database.prisma, systemClock);
   });
   afterAll(async () => {
     await database.drop();
@@ -30,7 +30,7 @@ describe('turn leases', () => {
 
   async function newUser() {
     phoneCounter += 1;
-    return users.recordContact(`+1415555${String(800 + phoneCounter).padStart(4, '0')}`, 'sms');
+    return database.prisma.user.create({ data: { phone: `+1415555${String(800 + phoneCounter).padStart(4, '0')}`, timezone: 'UTC', updatedAt: new Date() } });
   }
   const leaseOf = (userId: string) =>
     database.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { turnLeaseOwner: true, turnLeaseUntil: true } });
