@@ -127,7 +127,7 @@ export const scenariosBenchmark: Benchmark = {
     const rows: Array<Array<string | number>> = [];
     const checks = [];
     try {
-      const facts = new FactService(database.prisma, systemClock);
+      const facts = new FactService(database.prisma, database.pool, systemClock);
       const registry = createAgentRegistry([memoryAgent(facts), generalAgent]);
       for (const scenario of scenarios) {
         const walls: number[] = [];

@@ -1,6 +1,17 @@
 import type { Fact } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import type pg from 'pg';
 import type { Clock } from '../shared/clock.js';
+import { preparedName, uuidv7 } from '../shared/sql.js';
+
+const FACT_COLUMNS = 'id, category, subject, content';
+// Serialises one user's memory writes, so concurrent repeats still end up as one row.
+const LOCK_USER_FACTS = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+const USER_FACTS = `SELECT ${FACT_COLUMNS} FROM "Fact" WHERE "userId" = $1::uuid`;
+const SET_SUBJECT = `UPDATE "Fact" SET subject = $2 WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
+const REPLACE_FACT = `UPDATE "Fact" SET content = $2, category = $3, "updatedAt" = $4::timestamp WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
+const INSERT_FACT = `INSERT INTO "Fact" (id, "userId", category, subject, content, "createdAt", "updatedAt")
+  VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamp, $6::timestamp) RETURNING ${FACT_COLUMNS}`;
 
 /** Fact categories, so memory stays organised and searchable. */
 export const factCategories = ['personal', 'preferences', 'relationships', 'work', 'health', 'routine', 'other'] as const;
@@ -38,6 +49,7 @@ export function normalizeFact(content: string): string {
 export class FactService {
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly pool: pg.Pool,
     private readonly clock: Clock,
   ) {}
 
@@ -61,40 +73,58 @@ export class FactService {
     } catch (error) {
       // A writer that bypassed the lock took the subject first: the unique (userId, subject)
       // index refused ours. Once more, now that its row is visible: it becomes an update.
-      if ((error as { code?: string }).code === 'P2002') return this.rememberLocked(userId, fact);
+      if ((error as { code?: string }).code === '23505') return this.rememberLocked(userId, fact);
       throw error;
     }
   }
 
-  private rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
+  /**
+   * One short transaction on a pooled connection (the lock, one read, one write, in plain
+   * prepared SQL: remember_fact sits on the reply's critical path, and each statement
+   * through Prisma costs several times more).
+   */
+  private async rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
     const content = fact.content.trim();
     const subject = fact.subject ? normalizeFact(fact.subject).slice(0, 80) || undefined : undefined;
     const normalized = normalizeFact(content);
-    return this.prisma.$transaction(async (transaction) => {
-      await transaction.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fact:${userId}`}, 0))`;
-      const existing = await transaction.fact.findMany({ where: { userId } });
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query({ name: preparedName(LOCK_USER_FACTS), text: LOCK_USER_FACTS, values: [`fact:${userId}`] });
+      const { rows: existing } = await client.query<FactView>({ name: preparedName(USER_FACTS), text: USER_FACTS, values: [userId] });
       const repeat = existing.find((candidate) => normalizeFact(candidate.content) === normalized);
       const sameSubject = subject ? existing.find((candidate) => candidate.subject === subject) : undefined;
+      const now = this.clock.now().toISOString().replace('Z', '');
+      let result: { effect: FactEffect; fact: FactView };
       if (repeat) {
         // Nothing new to know. A repeat saved without a subject takes this one (when no other
         // fact has it), so that a later fact about the subject replaces it instead of
         // contradicting it: "Is vegetarian", then "diet: eats fish now".
         if (subject && repeat.subject === null && !sameSubject) {
-          const keyed = await transaction.fact.update({ where: { id: repeat.id }, data: { subject } });
-          return { effect: 'unchanged' as const, fact: toView(keyed) };
+          const { rows } = await client.query<FactView>({ name: preparedName(SET_SUBJECT), text: SET_SUBJECT, values: [repeat.id, subject] });
+          result = { effect: 'unchanged', fact: rows[0]! };
+        } else {
+          result = { effect: 'unchanged', fact: repeat };
         }
-        return { effect: 'unchanged' as const, fact: toView(repeat) };
+      } else if (sameSubject) {
+        const { rows } = await client.query<FactView>({ name: preparedName(REPLACE_FACT), text: REPLACE_FACT, values: [sameSubject.id, content, fact.category, now] });
+        result = { effect: 'updated', fact: rows[0]! };
+      } else {
+        const { rows } = await client.query<FactView>({
+          name: preparedName(INSERT_FACT),
+          text: INSERT_FACT,
+          values: [uuidv7(this.clock.now()), userId, fact.category, subject ?? null, content, now],
+        });
+        result = { effect: 'created', fact: rows[0]! };
       }
-      const now = this.clock.now();
-      if (sameSubject) {
-        const updated = await transaction.fact.update({ where: { id: sameSubject.id }, data: { content, category: fact.category, updatedAt: now } });
-        return { effect: 'updated' as const, fact: toView(updated) };
-      }
-      const created = await transaction.fact.create({
-        data: { userId, category: fact.category, subject: subject ?? null, content, createdAt: now, updatedAt: now },
-      });
-      return { effect: 'created' as const, fact: toView(created) };
-    });
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** Changes a fact; undefined when the user has no such fact. */

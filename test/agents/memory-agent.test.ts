@@ -28,7 +28,7 @@ describe('memory-agent', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(4);
-    facts = new FactService(database.prisma, clock);
+    facts = new FactService(database.prisma, database.pool, clock);
     tools = new Map(memoryTools(facts).map((tool) => [tool.name, tool]));
     userId = (await database.prisma.user.create({ data: { phone: '+14155550199', timezone: 'America/New_York' } })).id;
   });

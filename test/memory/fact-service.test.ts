@@ -27,7 +27,7 @@ describe('FactService', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    facts = new FactService(database.prisma, clock);
+    facts = new FactService(database.prisma, database.pool, clock);
   });
   afterAll(async () => {
     await database.drop();
