@@ -103,7 +103,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   });
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }));
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
-  const facts = new FactService(prisma, clock);
+  const facts = new FactService(prisma, database.pool, clock);
   const reminders = new ReminderService(prisma, queue, clock, {
     maxTextLength: config.reminders.maxTextLength,
     maxActivePerUser: config.reminders.maxActivePerUser,
