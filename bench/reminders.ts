@@ -3,7 +3,8 @@
  * by two Herald processes (the real `src/server.ts`, as deployed) sharing one Postgres,
  * through a fake Twilio server that timestamps every message it accepts. Prints the
  * delivered count, duplicates, missing ones, and lateness p50/p99/max (the time Twilio
- * received the message minus the reminder's due time).
+ * received the message minus the reminder's due time), and the CPU the Herald processes
+ * and Postgres used per reminder while they fell due.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +18,7 @@ import { dueTimePriority, REMINDER_QUEUE, reminderQueueDefinition } from '../src
 import { turnQueueDefinition } from '../src/turns/turn-scheduler.js';
 import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
+import { cpuSnapshot, cpuUsage } from './support/cpu.js';
 import { banner, ms, table } from './support/report.js';
 
 const REMINDERS = Number(process.env.BENCH_REMINDERS ?? 10_000);
@@ -55,8 +57,14 @@ export const remindersBenchmark: Benchmark = {
       for (let index = 0; index < WORKERS; index += 1) workers.push(await startWorker(databaseInfo.url, twilio));
       print(`${WORKERS} Herald processes ready; waiting for the reminders to fall due…`);
 
+      // CPU from the first due time until the last message arrived (the follow-up checks of
+      // the first reminders run inside that interval too).
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDue - Date.now())));
+      const cpuBefore = workers.map((worker) => cpuSnapshot(worker.pid, postgres.postmasterPid));
       const deadline = firstDue + WINDOW_MS + 60_000 - Date.now();
       await twilio.waitForMessages(REMINDERS, Math.max(deadline, 1000)).catch(() => undefined);
+      const cpuAfter = workers.map((worker) => cpuSnapshot(worker.pid, postgres.postmasterPid));
+      const cpu = workers.map((_, index) => cpuUsage(cpuBefore[index]!, cpuAfter[index]!));
       // Let stragglers (duplicates, if any) arrive before counting.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
 
@@ -84,6 +92,28 @@ export const remindersBenchmark: Benchmark = {
         ),
       );
       print('lateness = when the fake Twilio received the message minus the reminder\'s due time');
+      const perDelivery = (seconds: number | undefined) => (seconds === undefined || delivered === 0 ? '–' : ((seconds * 1000) / delivered).toFixed(2));
+      const workerSeconds = cpu.map((usage) => (usage.target ? usage.target.user + usage.target.system : undefined));
+      const workersTotal = workerSeconds.every((value) => value !== undefined) ? workerSeconds.reduce<number>((sum, value) => sum + value!, 0) : undefined;
+      const [first] = cpu;
+      print(
+        table(
+          ['CPU over', 'Herald processes s', 'Postgres s', 'bench + fake Twilio s', 'others s', 'machine busy', 'Herald ms/reminder', 'Postgres ms/reminder'],
+          [
+            [
+              `${first!.seconds.toFixed(1)} s`,
+              workerSeconds.map((value) => (value === undefined ? '–' : value.toFixed(1))).join(' + '),
+              first!.postgres?.toFixed(1) ?? '–',
+              first!.loadGenerator.toFixed(1),
+              first!.others === undefined || workersTotal === undefined ? '–' : Math.max(0, first!.others - (workersTotal - (workerSeconds[0] ?? 0))).toFixed(1),
+              first!.machineBusy === undefined ? '–' : `${(first!.machineBusy * 100).toFixed(0)}%`,
+              perDelivery(workersTotal),
+              perDelivery(first!.postgres),
+            ],
+          ],
+        ),
+      );
+      print('CPU from the first due time until the last message arrived; per reminder = CPU seconds / reminders delivered');
       const checks: Check[] = [
         { name: 'reminders delivered', target: `= ${REMINDERS}`, measured: String(delivered), pass: delivered === REMINDERS, kind: 'correctness' },
         { name: 'duplicate deliveries', target: '= 0', measured: String(duplicates), pass: duplicates === 0, kind: 'correctness' },
@@ -143,7 +173,9 @@ async function freePort(): Promise<number> {
 /** Starts `src/server.ts` as production runs it, pointed at the fake Twilio, and waits until it is ready. */
 async function startWorker(databaseUrl: string, twilio: FakeTwilioServer): Promise<ChildProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles": where a worker's CPU goes.
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
     cwd: repositoryRoot,
     env: {
       PATH: process.env.PATH ?? '',

@@ -91,6 +91,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const outbox = new OutboxService({
     dispatchClaimMs,
     prisma,
+    pool: database.pool,
     transport,
     users,
     clock,
@@ -108,7 +109,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     maxTextLength: config.reminders.maxTextLength,
     maxActivePerUser: config.reminders.maxActivePerUser,
   });
-  const reminderDelivery = new ReminderDelivery(prisma, reminders, outbox, clock, logger.child({ component: 'reminders' }), {
+  const reminderDelivery = new ReminderDelivery(prisma, database.pool, reminders, outbox, clock, logger.child({ component: 'reminders' }), {
     lateAfterMs: config.reminders.lateAfterMs,
     maxLatenessMs: config.reminders.maxLatenessMs,
     whatsappTemplateSid: config.twilio.whatsappReminderContentSid,

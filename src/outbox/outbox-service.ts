@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma/client.js';
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import { formatForChannel } from '../channels/format-message.js';
@@ -5,6 +6,7 @@ import { splitMessage } from '../channels/split-message.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import { preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
 import type { UserService } from '../users/user-service.js';
 import type { MessageTransport, TransportResult } from './message-transport.js';
 import { parseTwilioStatus, statusRank } from './outbound-status.js';
@@ -29,9 +31,64 @@ export interface OutboundDraft {
 /** How a flush ended. */
 export type FlushOutcome = { kind: 'done' } | { kind: 'retry_later'; at: Date };
 
+/** What sending needs of a part: a stored row, or one a caller has just written itself. */
+export type SendablePart = Pick<
+  OutboundMessage,
+  | 'id'
+  | 'userId'
+  | 'turnId'
+  | 'kind'
+  | 'channel'
+  | 'toAddress'
+  | 'fromAddress'
+  | 'body'
+  | 'partIndex'
+  | 'contentSid'
+  | 'contentVariables'
+  | 'status'
+  | 'statusRank'
+  | 'attempts'
+  | 'nextAttemptAt'
+>;
+
+/**
+ * A message whose rows the caller writes in its own statement and which this sender
+ * delivers right after the commit ({@link OutboxService.claimed}, then
+ * {@link OutboxService.sendClaimed}).
+ */
+export interface ClaimedMessage {
+  groupId: string;
+  createdAt: Date;
+  /**
+   * The rows to store, in order (partIndex 0…). The first is already claimed by this
+   * sender — `dispatching`, one attempt, its claim lapsing `dispatchClaimMs` after
+   * `createdAt`, exactly as a claim just before sending leaves it — so sending it needs no
+   * read and no claim round trip; the others are pending, as `stage` stores them.
+   */
+  parts: Array<SendablePart & { partCount: number }>;
+}
+
+type PartOutcome = { kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined };
+
+/** The bodies a draft is stored as: converted for the channel and split at 1600 characters; a template is one part. */
+export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>): string[] {
+  return draft.template ? [draft.text] : splitMessage(formatForChannel(draft.text, draft.channel));
+}
+
+/**
+ * A part Twilio accepted. Plain SQL (prepared once per connection): it runs once per message
+ * sent, and through Prisma it cost several times the CPU. updatedAt is the wall clock, as
+ * Prisma's @updatedAt writes it.
+ */
+const RECORD_SENT = `UPDATE "OutboundMessage"
+SET "status" = $2::"OutboundStatus", "statusRank" = $3::int, "twilioSid" = $4, "sentAt" = $5::timestamp, "nextAttemptAt" = NULL, "updatedAt" = $6::timestamp
+WHERE "id" = $1::uuid AND "statusRank" <= $3::int`;
+
 /** What the outbox needs besides the database. */
 export interface OutboxDependencies {
   prisma: PrismaClient;
+  /** The pool Prisma runs on: the per-message hot path records sends on it in plain SQL. */
+  pool: pg.Pool;
   transport: MessageTransport;
   users: UserService;
   clock: Clock;
@@ -72,7 +129,7 @@ export class OutboxService {
   /** Stores a message as pending parts (converted for the channel, split at 1600 characters). */
   async stage(executor: PrismaExecutor, draft: OutboundDraft): Promise<{ groupId: string; parts: number }> {
     const groupId = this.deps.ids.next();
-    const bodies = draft.template ? [draft.text] : splitMessage(formatForChannel(draft.text, draft.channel));
+    const bodies = outboundBodies(draft);
     if (bodies.length === 0) return { groupId, parts: 0 };
     const createdAt = this.deps.clock.now();
     await executor.outboundMessage.createMany({
@@ -93,6 +150,47 @@ export class OutboxService {
       })),
     });
     return { groupId, parts: bodies.length };
+  }
+
+  /**
+   * A message as `stage` would store it, for a caller that writes the rows in its own
+   * statement (see {@link ClaimedMessage}) and calls {@link sendClaimed} once they are
+   * committed. Should the caller die in between, the first part's claim lapses like any
+   * sender's and whoever flushes the group next sends it.
+   */
+  claimed(draft: OutboundDraft): ClaimedMessage {
+    const groupId = this.deps.ids.next();
+    const createdAt = this.deps.clock.now();
+    const bodies = outboundBodies(draft);
+    const claimedUntil = new Date(createdAt.getTime() + this.dispatchClaimMs);
+    const parts = bodies.map((body, partIndex) => ({
+      id: uuidv7(createdAt),
+      userId: draft.userId,
+      turnId: draft.turnId ?? null,
+      kind: draft.kind,
+      channel: draft.channel,
+      toAddress: draft.toAddress,
+      fromAddress: draft.fromAddress ?? null,
+      body,
+      partIndex,
+      partCount: bodies.length,
+      contentSid: draft.template?.contentSid ?? null,
+      contentVariables: draft.template ? draft.template.variables : null,
+      ...(partIndex === 0
+        ? { status: 'dispatching' as const, statusRank: statusRank.dispatching, attempts: 1, nextAttemptAt: claimedUntil }
+        : { status: 'pending' as const, statusRank: statusRank.pending, attempts: 0, nextAttemptAt: null }),
+    }));
+    return { groupId, createdAt, parts };
+  }
+
+  /**
+   * Delivers a {@link claimed} message whose rows are committed: the first part at once
+   * (it is this sender's already), the rest as any flush would. A retryable failure goes
+   * exactly as in a flush: the part is pending again with its retry time, retried here or
+   * handed back (`retry_later`).
+   */
+  async sendClaimed(message: ClaimedMessage): Promise<FlushOutcome> {
+    return this.deliverInOrder(message.parts, true);
   }
 
   /** Delivers the user's undelivered parts of the given kinds, oldest first, in order. */
@@ -144,24 +242,23 @@ export class OutboxService {
     return 'updated';
   }
 
-  private async deliverInOrder(parts: OutboundMessage[]): Promise<FlushOutcome> {
+  /** Delivers parts in order; with `firstClaimed`, the first is already claimed by this sender. */
+  private async deliverInOrder(parts: SendablePart[], firstClaimed = false): Promise<FlushOutcome> {
     const blockedAddresses = new Map<string, number>();
-    for (const part of parts) {
+    for (const [index, part] of parts.entries()) {
       const blockedBy = blockedAddresses.get(part.toAddress);
       if (blockedBy !== undefined) {
         await this.finish(part.id, 'undeliverable', { errorCode: blockedBy, errorMessage: 'an earlier part to this address failed permanently' });
         continue;
       }
-      const outcome = await this.deliverPart(part);
+      const outcome = index === 0 && firstClaimed ? await this.deliverClaimedPart(part) : await this.deliverPart(part);
       if (outcome.kind === 'retry_later') return outcome;
       if (outcome.kind === 'permanent_failure' && outcome.errorCode !== undefined) blockedAddresses.set(part.toAddress, outcome.errorCode);
     }
     return { kind: 'done' };
   }
 
-  private async deliverPart(
-    part: OutboundMessage,
-  ): Promise<{ kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined }> {
+  private async deliverPart(part: SendablePart): Promise<PartOutcome> {
     const now = this.deps.clock.now();
     if (part.nextAttemptAt && part.nextAttemptAt > now) return { kind: 'retry_later', at: part.nextAttemptAt };
     let attempts = part.attempts;
@@ -181,39 +278,59 @@ export class OutboxService {
       });
       if (claimed.count === 0) return this.claimedElsewhere(part.id);
       attempts += 1;
-      const result = await this.send(part);
-      const log = this.deps.logger.child({ outboundId: part.id, userId: part.userId, turnId: part.turnId, part: part.partIndex, attempts });
-      if (result.ok) {
-        const status = parseTwilioStatus(result.status) ?? 'queued';
-        await this.deps.prisma.outboundMessage.updateMany({
-          where: { id: part.id, statusRank: { lte: statusRank[status] } },
-          data: { status, statusRank: statusRank[status], twilioSid: result.sid, sentAt: this.deps.clock.now(), nextAttemptAt: null },
-        });
-        log.info({ twilioSid: result.sid, kind: part.kind }, 'outbound part sent');
-        return { kind: 'sent' };
-      }
-      if (!result.retryable) {
-        log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed permanently; not retrying');
-        await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: result.message });
-        if (result.errorCode !== undefined && isUnreachableCode(result.errorCode)) await this.deps.users.markUnreachable(part.userId, part.channel);
-        return { kind: 'permanent_failure', errorCode: result.errorCode };
-      }
-      if (attempts >= this.deps.policy.maxAttempts) {
-        log.error({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed after every retry');
-        await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: `gave up after ${attempts} attempts: ${result.message}` });
-        return { kind: 'permanent_failure', errorCode: result.errorCode };
-      }
-      const delay = retryDelayMs(this.deps.policy, attempts, this.deps.random, result.retryAfterMs);
-      log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus, retryInMs: delay }, 'outbound part failed; will retry');
-      const retryAt = new Date(this.deps.clock.now().getTime() + delay);
-      await this.deps.prisma.outboundMessage.update({
-        where: { id: part.id },
-        data: { status: 'pending', statusRank: statusRank.pending, nextAttemptAt: retryAt, errorCode: result.errorCode ?? null, errorMessage: result.message.slice(0, 500) },
-      });
-      if (delay > this.inlineWaitLimitMs) return { kind: 'retry_later', at: retryAt };
-      await this.sleep(delay);
+      const outcome = await this.attempt(part, attempts);
+      if (outcome.kind !== 'retry') return outcome;
+      if (outcome.delay > this.inlineWaitLimitMs) return { kind: 'retry_later', at: outcome.at };
+      await this.sleep(outcome.delay);
       part = { ...part, nextAttemptAt: null };
     }
+  }
+
+  /** A part written already claimed by this sender: sent without a claim; a retry goes the usual way. */
+  private async deliverClaimedPart(part: SendablePart): Promise<PartOutcome> {
+    const outcome = await this.attempt(part, part.attempts);
+    if (outcome.kind !== 'retry') return outcome;
+    if (outcome.delay > this.inlineWaitLimitMs) return { kind: 'retry_later', at: outcome.at };
+    await this.sleep(outcome.delay);
+    return this.deliverPart({ ...part, nextAttemptAt: null });
+  }
+
+  /**
+   * One send of a part this sender holds the claim on (`attempts` counts this one), and its
+   * outcome recorded: sent; failed for good; or pending again until `at`, to be retried.
+   */
+  private async attempt(part: SendablePart, attempts: number): Promise<PartOutcome | { kind: 'retry'; delay: number; at: Date }> {
+    const result = await this.send(part);
+    const log = this.deps.logger.child({ outboundId: part.id, userId: part.userId, turnId: part.turnId, part: part.partIndex, attempts });
+    if (result.ok) {
+      const status = parseTwilioStatus(result.status) ?? 'queued';
+      await this.deps.pool.query({
+        name: preparedName(RECORD_SENT),
+        text: RECORD_SENT,
+        values: [part.id, status, statusRank[status], result.sid, sqlTimestamp(this.deps.clock.now()), sqlTimestamp(new Date())],
+      });
+      log.info({ twilioSid: result.sid, kind: part.kind }, 'outbound part sent');
+      return { kind: 'sent' };
+    }
+    if (!result.retryable) {
+      log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed permanently; not retrying');
+      await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: result.message });
+      if (result.errorCode !== undefined && isUnreachableCode(result.errorCode)) await this.deps.users.markUnreachable(part.userId, part.channel);
+      return { kind: 'permanent_failure', errorCode: result.errorCode };
+    }
+    if (attempts >= this.deps.policy.maxAttempts) {
+      log.error({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed after every retry');
+      await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: `gave up after ${attempts} attempts: ${result.message}` });
+      return { kind: 'permanent_failure', errorCode: result.errorCode };
+    }
+    const delay = retryDelayMs(this.deps.policy, attempts, this.deps.random, result.retryAfterMs);
+    log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus, retryInMs: delay }, 'outbound part failed; will retry');
+    const retryAt = new Date(this.deps.clock.now().getTime() + delay);
+    await this.deps.prisma.outboundMessage.update({
+      where: { id: part.id },
+      data: { status: 'pending', statusRank: statusRank.pending, nextAttemptAt: retryAt, errorCode: result.errorCode ?? null, errorMessage: result.message.slice(0, 500) },
+    });
+    return { kind: 'retry', delay, at: retryAt };
   }
 
   /**
@@ -221,9 +338,7 @@ export class OutboxService {
    * the parts after it follow; while it is still on its way (or waiting for a retry),
    * sending them would overtake it, so this flush stops and looks again later.
    */
-  private async claimedElsewhere(
-    id: string,
-  ): Promise<{ kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined }> {
+  private async claimedElsewhere(id: string): Promise<PartOutcome> {
     const current = await this.deps.prisma.outboundMessage.findUnique({ where: { id }, select: { status: true, nextAttemptAt: true, errorCode: true } });
     if (!current) return { kind: 'sent' };
     const now = this.deps.clock.now().getTime();
@@ -237,7 +352,7 @@ export class OutboxService {
     return { kind: 'sent' };
   }
 
-  private send(part: OutboundMessage): Promise<TransportResult> {
+  private send(part: SendablePart): Promise<TransportResult> {
     const from = part.fromAddress ?? (part.channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms);
     if (!from) {
       return Promise.resolve({ ok: false, retryable: false, message: `no sender configured for ${part.channel}` });

@@ -58,7 +58,7 @@ export class JobQueue {
   private started = false;
 
   constructor(
-    pool: pg.Pool,
+    private readonly pool: pg.Pool,
     private readonly logger: Logger,
   ) {
     this.boss = new PgBoss({
@@ -176,5 +176,12 @@ export class JobQueue {
     if (!this.started) return;
     this.started = false;
     await this.boss.stop({ graceful: true, timeout: timeoutMs, close: false, wait: true });
+    // pg-boss marks a finished batch complete without awaiting it, after its workers have
+    // already reported stopped. Let those last statements finish before anyone closes the
+    // pool, or they reject on a closed pool and take the process down mid-shutdown.
+    const deadline = Date.now() + 5_000;
+    while (this.pool.totalCount > this.pool.idleCount && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 }

@@ -1,11 +1,13 @@
-import type { Channel, ReminderDeliveryStatus } from '../generated/prisma/client.js';
+import type pg from 'pg';
+import type { Channel, ReminderDeliveryStatus, ReminderStatus } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
-import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { addressFor, type ClaimedMessage, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
+import { inTransaction, preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
 import { formatLocal, nextOccurrence } from './reminder-schedule.js';
-import type { ReminderJobData } from './reminder-queue.js';
+import { occurrenceJob, REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
 import type { ReminderService } from './reminder-service.js';
 
 /** When a reminder counts as late, and when as too late to send as if current. */
@@ -23,13 +25,6 @@ export interface ReminderDeliveryPolicy {
   recheckAfterMs?: number | undefined;
 }
 
-/**
- * A batch of due reminders runs many deliveries at once on a small pool: one waiting for
- * a connection should wait its turn, not fail after Prisma's default 2 s and be retried
- * by the queue seconds later (which is what made reminders late under load).
- */
-const DELIVERY_TRANSACTION = { maxWait: 30_000, timeout: 30_000 };
-
 /** Default for {@link ReminderDeliveryPolicy.recheckAfterMs}: the outbox's 60 s claim plus a margin. */
 export const DEFAULT_RECHECK_AFTER_MS = 65_000;
 
@@ -37,6 +32,106 @@ export const DEFAULT_RECHECK_AFTER_MS = 65_000;
 export type DeliveryOutcome = { kind: 'stale' } | { kind: 'handled'; status: ReminderDeliveryStatus; duplicate: boolean };
 
 const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/*
+ * Delivery runs for every occurrence, 10,000 of them in a busy minute, so it is plain SQL on
+ * the pool, each statement prepared once per connection (as the webhook's): through Prisma
+ * its eight statements cost ~15 ms of CPU per reminder. The columns are timestamp(3)
+ * without time zone holding UTC, as Prisma writes them: instants go in as UTC text
+ * (sqlTimestamp) and come out as epoch milliseconds, never through node-pg's Date parsing,
+ * which would read them in the process's local zone.
+ */
+
+/**
+ * The occurrence's reminder, locked, with what the decision needs: its user, and the
+ * occurrence's delivery if it was handled already. A transaction that waited for the lock
+ * sees the reminder's latest version but the other tables as they were when it started.
+ */
+const LOCK_OCCURRENCE = `
+SELECT r."text", r."timezone", r."startLocal", r."rrule", r."status",
+       (extract(epoch FROM r."nextDueAt") * 1000)::float8 AS "nextDueAt",
+       u."id" AS "userId", u."phone", u."language", u."optedOut", u."preferredChannel",
+       (extract(epoch FROM u."lastWhatsappInboundAt") * 1000)::float8 AS "lastWhatsappInboundAt",
+       d."status" AS "handledStatus", d."outboundGroupId" AS "handledGroupId"
+FROM "Reminder" r
+JOIN "User" u ON u."id" = r."userId"
+LEFT JOIN "ReminderDelivery" d ON d."reminderId" = r."id" AND d."dueAt" = $2::timestamp
+WHERE r."id" = $1::uuid
+FOR UPDATE OF r`;
+
+interface LockedOccurrence {
+  text: string;
+  timezone: string;
+  startLocal: string;
+  rrule: string | null;
+  status: ReminderStatus;
+  nextDueAt: number | null;
+  userId: string;
+  phone: string;
+  language: string | null;
+  optedOut: boolean;
+  preferredChannel: Channel;
+  lastWhatsappInboundAt: number | null;
+  handledStatus: ReminderDeliveryStatus | null;
+  handledGroupId: string | null;
+}
+
+/** An occurrence's delivery, if it was handled, and whether any part of its message is still to go out. */
+const FIND_HANDLED = `
+SELECT d."status", d."outboundGroupId",
+       EXISTS (SELECT 1 FROM "OutboundMessage" o WHERE o."groupId" = d."outboundGroupId" AND o."status" IN ('pending', 'dispatching')) AS "undelivered"
+FROM "ReminderDelivery" d
+WHERE d."reminderId" = $1::uuid AND d."dueAt" = $2::timestamp`;
+
+/**
+ * Everything an occurrence changes, in one statement: the message's parts (as the outbox
+ * stages them, the first already claimed by this sender; `sequence` from its default, in
+ * part order), the occurrence's delivery (unique per reminder and due time), the reminder
+ * (next due time, or completed), and its jobs — the next occurrence and the follow-up
+ * check — as pg-boss 10's own `send` writes them (its insertJob plan, with the queue's
+ * settings; ReminderService.scheduleOccurrence sends the same jobs through pg-boss, and
+ * queue/reminder-job-sql.test.ts holds the two equal). Without a queue row no job is
+ * written, and the caller rolls everything back.
+ */
+const RECORD_OCCURRENCE = `
+WITH parts AS (
+  INSERT INTO "OutboundMessage" ("id", "userId", "turnId", "kind", "channel", "toAddress", "fromAddress", "body", "groupId", "partIndex", "partCount",
+                                 "contentSid", "contentVariables", "status", "statusRank", "attempts", "nextAttemptAt", "createdAt", "updatedAt")
+  SELECT p.id, $3::uuid, NULL, 'reminder'::"OutboundKind", $11::"Channel", $12::text, NULL, p.body, $7::uuid, (p.n - 1)::int, cardinality($17::uuid[]),
+         $13::text, $14::jsonb, p.status, p.rank, p.attempts, p.next_attempt_at, $15::timestamp, $16::timestamp
+  FROM unnest($17::uuid[], $18::text[], $19::"OutboundStatus"[], $20::int[], $21::int[], $22::timestamp[])
+       WITH ORDINALITY AS p(id, body, status, rank, attempts, next_attempt_at, n)
+  ORDER BY p.n
+  RETURNING 1
+), delivery AS (
+  INSERT INTO "ReminderDelivery" ("id", "reminderId", "userId", "dueAt", "status", "outboundGroupId", "handledAt")
+  VALUES ($5::uuid, $1::uuid, $3::uuid, $2::timestamp, $6::"ReminderDeliveryStatus", $7::uuid, $4::timestamp)
+  RETURNING 1
+), reminder AS (
+  UPDATE "Reminder"
+  SET "nextDueAt" = $8::timestamp, "status" = $9::"ReminderStatus", "occurrencesSent" = "occurrencesSent" + $10::int,
+      "lastSentAt" = CASE WHEN $10::int > 0 THEN $4::timestamp ELSE "lastSentAt" END, "updatedAt" = $4::timestamp
+  WHERE "id" = $1::uuid
+  RETURNING 1
+), jobs AS (
+  INSERT INTO pgboss.job (name, data, priority, start_after, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter)
+  SELECT q.name, j.data::jsonb, j.priority, j.start_after,
+         COALESCE(q.expire_seconds * interval '1s', interval '15 minutes'),
+         j.start_after + CAST(COALESCE((q.retention_minutes * 60)::text, '14 days') AS interval),
+         COALESCE(q.retry_limit, 2),
+         CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(COALESCE(q.retry_delay, 0), 1) ELSE COALESCE(q.retry_delay, 0) END,
+         COALESCE(q.retry_backoff, false), q.policy, q.dead_letter
+  FROM unnest($23::text[], $24::timestamptz[], $25::int[]) AS j(data, start_after, priority)
+  JOIN pgboss.queue q ON q.name = '${REMINDER_QUEUE}'
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM jobs)::int AS jobs`;
+
+/** What the transaction decided; `message` when it wrote one, claimed, for this sender to send. */
+type Handled =
+  | { kind: 'stale' }
+  | { kind: 'handled'; status: ReminderDeliveryStatus; duplicate: boolean; groupId: string | null; message?: ClaimedMessage | undefined };
 
 const wording = {
   en: {
@@ -62,6 +157,7 @@ const wording = {
 export class ReminderDelivery {
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly pool: pg.Pool,
     private readonly reminders: ReminderService,
     private readonly outbox: OutboxService,
     private readonly clock: Clock,
@@ -102,78 +198,146 @@ export class ReminderDelivery {
 
   async deliver(job: ReminderJobData): Promise<DeliveryOutcome> {
     const dueAt = new Date(job.dueAt);
-    const outcome = await this.prisma.$transaction(async (transaction) => {
-      // Row lock: a concurrent edit of this reminder waits for us, and we for it.
-      const [reminder] = await transaction.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Reminder" WHERE id = ${job.reminderId}::uuid FOR UPDATE`;
-      if (!reminder) return { kind: 'stale' as const };
-      const current = await transaction.reminder.findUniqueOrThrow({ where: { id: job.reminderId }, include: { user: true } });
-      const existing = await transaction.reminderDelivery.findUnique({ where: { reminderId_dueAt: { reminderId: current.id, dueAt } } });
-      if (existing) return { kind: 'handled' as const, status: existing.status, duplicate: true, groupId: existing.outboundGroupId };
-      if (current.status !== 'active' || current.nextDueAt?.getTime() !== dueAt.getTime()) return { kind: 'stale' as const };
-
-      const now = this.clock.now();
-      const { user } = current;
-      const lateness = now.getTime() - dueAt.getTime();
-      const language = fallbackLanguage(user.language);
-      const due = formatLocal(dueAt, current.timezone);
-      let status: ReminderDeliveryStatus;
-      let text: string | undefined;
-      if (user.optedOut) status = 'opted_out';
-      else if (lateness > this.policy.maxLatenessMs) [status, text] = ['reported', wording[language].missed(current.text, due)];
-      else if (lateness > this.policy.lateAfterMs) [status, text] = ['late', wording[language].late(current.text, due)];
-      else [status, text] = ['sent', wording[language].reminder(current.text)];
-
-      const channel: Channel = user.preferredChannel;
-      let groupId: string | null = null;
-      if (text) {
-        const windowOpen = user.lastWhatsappInboundAt !== null && now.getTime() - user.lastWhatsappInboundAt.getTime() < WHATSAPP_WINDOW_MS;
-        const template = channel === 'whatsapp' && !windowOpen ? this.policy.whatsappTemplateSid : undefined;
-        if (channel === 'whatsapp' && !windowOpen && !template) {
-          status = 'undeliverable';
-        } else {
-          const staged = await this.outbox.stage(transaction, {
-            userId: user.id,
-            kind: 'reminder',
-            channel,
-            toAddress: addressFor(user.phone, channel),
-            text,
-            template: template ? { contentSid: template, variables: { '1': current.text } } : undefined,
-          });
-          groupId = staged.groupId;
-        }
-      }
-      await transaction.reminderDelivery.create({
-        data: { reminderId: current.id, userId: user.id, dueAt, status, outboundGroupId: groupId, handledAt: now },
-      });
-      // Missed occurrences during downtime are not replayed one by one: the next one is after now.
-      const next = current.rrule ? nextOccurrence(current.rrule, current.startLocal, current.timezone, new Date(Math.max(dueAt.getTime(), now.getTime()))) : undefined;
-      await transaction.reminder.update({
-        where: { id: current.id },
-        data: {
-          nextDueAt: next ?? null,
-          status: next ? 'active' : 'completed',
-          ...(groupId ? { occurrencesSent: { increment: 1 }, lastSentAt: now } : {}),
-          updatedAt: now,
-        },
-      });
-      if (next) await this.reminders.scheduleOccurrence(transaction, current.id, next);
-      // This job stays "active" until pg-boss expires it (minutes) if the process dies while
-      // sending; the follow-up lets any instance finish the send soon after the outbox claim
-      // lapses. It finds the occurrence recorded and only delivers parts still pending.
-      if (groupId) {
-        await this.reminders.scheduleOccurrence(transaction, current.id, dueAt, new Date(now.getTime() + (this.policy.recheckAfterMs ?? DEFAULT_RECHECK_AFTER_MS)));
-      }
-      return { kind: 'handled' as const, status, duplicate: false, groupId };
-    }, DELIVERY_TRANSACTION);
-    if (outcome.kind === 'stale') return outcome;
-    // Also on a duplicate: a crash between commit and delivery leaves the parts pending.
-    if (outcome.groupId) {
-      const delivery = await this.outbox.flushGroup(outcome.groupId);
-      // Twilio is struggling: fail the job so the queue retries it later; the retry finds
-      // the occurrence recorded and only delivers the parts still pending.
-      if (delivery.kind === 'retry_later') throw new Error(`reminder ${job.reminderId} delivery deferred until ${delivery.at.toISOString()}`);
+    if (job.recheck) {
+      // The follow-up of an occurrence handled a minute ago: a glance, not a transaction.
+      const recheck = await this.recheck(job.reminderId, dueAt);
+      if (recheck) return recheck;
     }
+    const outcome = await inTransaction(this.pool, (client) => this.handle(client, job, dueAt));
+    if (outcome.kind === 'stale') return outcome;
+    // A message written just now is claimed by this sender already and goes at once. On a
+    // duplicate the group is flushed too: a crash between commit and delivery leaves it pending.
+    const delivery = outcome.message
+      ? await this.outbox.sendClaimed(outcome.message)
+      : outcome.groupId
+        ? await this.outbox.flushGroup(outcome.groupId)
+        : undefined;
+    // Twilio is struggling: fail the job so the queue retries it later; the retry finds
+    // the occurrence recorded and only delivers the parts still pending.
+    if (delivery?.kind === 'retry_later') throw deferred(job, delivery.at);
     if (!outcome.duplicate) this.logger.info({ reminderId: job.reminderId, dueAt: job.dueAt, status: outcome.status }, 'reminder occurrence handled');
     return { kind: 'handled', status: outcome.status, duplicate: outcome.duplicate };
   }
+
+  /**
+   * A follow-up job: the occurrence is recorded (in the transaction that enqueued this job);
+   * only parts of its message still undelivered need a flush. Undefined when the occurrence
+   * is not recorded after all (its reminder was deleted, say): the full path decides.
+   */
+  private async recheck(reminderId: string, dueAt: Date): Promise<DeliveryOutcome | undefined> {
+    const { rows } = await this.pool.query<{ status: ReminderDeliveryStatus; outboundGroupId: string | null; undelivered: boolean }>({
+      name: preparedName(FIND_HANDLED),
+      text: FIND_HANDLED,
+      values: [reminderId, sqlTimestamp(dueAt)],
+    });
+    const handled = rows[0];
+    if (!handled) return undefined;
+    if (handled.outboundGroupId && handled.undelivered) {
+      const delivery = await this.outbox.flushGroup(handled.outboundGroupId);
+      if (delivery.kind === 'retry_later') throw deferred({ reminderId }, delivery.at);
+    }
+    return { kind: 'handled', status: handled.status, duplicate: true };
+  }
+
+  /**
+   * Decides and records one occurrence, holding its reminder's row lock: a concurrent edit
+   * of the reminder (ReminderService.update locks the same row) waits for us, and we for it.
+   * One statement reads, one writes.
+   */
+  private async handle(client: pg.PoolClient, job: ReminderJobData, dueAt: Date): Promise<Handled> {
+    const { rows } = await client.query<LockedOccurrence>({ name: preparedName(LOCK_OCCURRENCE), text: LOCK_OCCURRENCE, values: [job.reminderId, sqlTimestamp(dueAt)] });
+    const current = rows[0];
+    if (!current) return { kind: 'stale' };
+    if (current.handledStatus) return { kind: 'handled', status: current.handledStatus, duplicate: true, groupId: current.handledGroupId };
+    if (current.status !== 'active' || current.nextDueAt !== dueAt.getTime()) {
+      // The reminder changed while we waited for its lock; the statement's snapshot predates
+      // the wait, so a delivery of this very occurrence committed meanwhile shows only now.
+      const { rows: handled } = await client.query<{ status: ReminderDeliveryStatus; outboundGroupId: string | null }>({
+        name: preparedName(FIND_HANDLED),
+        text: FIND_HANDLED,
+        values: [job.reminderId, sqlTimestamp(dueAt)],
+      });
+      return handled[0] ? { kind: 'handled', status: handled[0].status, duplicate: true, groupId: handled[0].outboundGroupId } : { kind: 'stale' };
+    }
+
+    const now = this.clock.now();
+    const lateness = now.getTime() - dueAt.getTime();
+    const language = fallbackLanguage(current.language);
+    const due = () => formatLocal(dueAt, current.timezone);
+    let status: ReminderDeliveryStatus;
+    let text: string | undefined;
+    if (current.optedOut) status = 'opted_out';
+    else if (lateness > this.policy.maxLatenessMs) [status, text] = ['reported', wording[language].missed(current.text, due())];
+    else if (lateness > this.policy.lateAfterMs) [status, text] = ['late', wording[language].late(current.text, due())];
+    else [status, text] = ['sent', wording[language].reminder(current.text)];
+
+    const channel = current.preferredChannel;
+    let message: ClaimedMessage | undefined;
+    if (text) {
+      const windowOpen = current.lastWhatsappInboundAt !== null && now.getTime() - current.lastWhatsappInboundAt < WHATSAPP_WINDOW_MS;
+      const template = channel === 'whatsapp' && !windowOpen ? this.policy.whatsappTemplateSid : undefined;
+      if (channel === 'whatsapp' && !windowOpen && !template) {
+        status = 'undeliverable';
+      } else {
+        message = this.outbox.claimed({
+          userId: current.userId,
+          kind: 'reminder',
+          channel,
+          toAddress: addressFor(current.phone, channel),
+          text,
+          template: template ? { contentSid: template, variables: { '1': current.text } } : undefined,
+        });
+      }
+    }
+    // Missed occurrences during downtime are not replayed one by one: the next one is after now.
+    const next = current.rrule ? nextOccurrence(current.rrule, current.startLocal, current.timezone, new Date(Math.max(dueAt.getTime(), now.getTime()))) : undefined;
+    const jobs = [
+      ...(next ? [occurrenceJob(job.reminderId, next)] : []),
+      // This job stays "active" until pg-boss expires it (minutes) if the process dies while
+      // sending; the follow-up lets any instance finish the send soon after the outbox claim
+      // lapses. It finds the occurrence recorded and only delivers parts still pending.
+      ...(message ? [occurrenceJob(job.reminderId, dueAt, new Date(now.getTime() + (this.policy.recheckAfterMs ?? DEFAULT_RECHECK_AFTER_MS)))] : []),
+    ];
+    const parts = message?.parts ?? [];
+    const first = parts[0];
+    const { rows: written } = await client.query<{ jobs: number }>({
+      name: preparedName(RECORD_OCCURRENCE),
+      text: RECORD_OCCURRENCE,
+      values: [
+        job.reminderId,
+        sqlTimestamp(dueAt),
+        current.userId,
+        sqlTimestamp(now),
+        uuidv7(now),
+        status,
+        message?.groupId ?? null,
+        next ? sqlTimestamp(next) : null,
+        next ? 'active' : 'completed',
+        message ? 1 : 0,
+        channel,
+        first?.toAddress ?? null,
+        first?.contentSid ?? null,
+        first?.contentVariables ? JSON.stringify(first.contentVariables) : null,
+        message ? sqlTimestamp(message.createdAt) : null,
+        sqlTimestamp(new Date()),
+        parts.map((part) => part.id),
+        parts.map((part) => part.body),
+        parts.map((part) => part.status),
+        parts.map((part) => part.statusRank),
+        parts.map((part) => part.attempts),
+        parts.map((part) => (part.nextAttemptAt ? sqlTimestamp(part.nextAttemptAt) : null)),
+        jobs.map((entry) => JSON.stringify(entry.data)),
+        jobs.map((entry) => entry.startAfter.toISOString()),
+        jobs.map((entry) => entry.priority),
+      ],
+    });
+    // pg-boss stores nothing when the queue does not exist yet (ReminderService.scheduleOccurrence
+    // refuses the same way): a reminder without its next job would never fire, so all of it is rolled back.
+    if ((written[0]?.jobs ?? 0) < jobs.length) throw new Error(`the ${REMINDER_QUEUE} queue does not exist yet; the reminder was not saved`);
+    return { kind: 'handled', status, duplicate: false, groupId: message?.groupId ?? null, message };
+  }
+}
+
+function deferred(job: Pick<ReminderJobData, 'reminderId'>, at: Date): Error {
+  return new Error(`reminder ${job.reminderId} delivery deferred until ${at.toISOString()}`);
 }

@@ -28,3 +28,17 @@ const PRIORITY_EPOCH_MS = Date.UTC(2020, 0, 1);
 export function dueTimePriority(dueAt: Date): number {
   return -Math.floor((dueAt.getTime() - PRIORITY_EPOCH_MS) / 1000);
 }
+
+/**
+ * The job that fires one occurrence (at its due time), or, with `recheckAt`, the follow-up
+ * that makes sure an occurrence already handled went out: what it carries, when it runs,
+ * and its priority. Shared by pg-boss's `send` (ReminderService) and the delivery's own SQL.
+ */
+export function occurrenceJob(reminderId: string, dueAt: Date, recheckAt?: Date): { data: ReminderJobData; startAfter: Date; priority: number } {
+  const startAfter = recheckAt ?? dueAt;
+  return {
+    data: { reminderId, dueAt: dueAt.toISOString(), ...(recheckAt ? { recheck: true } : {}) },
+    startAfter,
+    priority: dueTimePriority(startAfter),
+  };
+}

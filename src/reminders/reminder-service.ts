@@ -16,7 +16,7 @@ import {
   toRrule,
   type Recurrence,
 } from './reminder-schedule.js';
-import { dueTimePriority, REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
+import { occurrenceJob, REMINDER_QUEUE } from './reminder-queue.js';
 
 /** A reminder as tools show it to the model. */
 export interface ReminderView {
@@ -145,10 +145,10 @@ export class ReminderService {
    * `recheckAt`, the job that makes sure an occurrence already handled went out.
    */
   async scheduleOccurrence(executor: Prisma.TransactionClient, reminderId: string, dueAt: Date, recheckAt?: Date): Promise<void> {
-    const data: ReminderJobData = { reminderId, dueAt: dueAt.toISOString(), ...(recheckAt ? { recheck: true } : {}) };
-    const id = await this.queue.enqueue(REMINDER_QUEUE, data, {
-      startAfter: recheckAt ?? dueAt,
-      priority: dueTimePriority(recheckAt ?? dueAt),
+    const job = occurrenceJob(reminderId, dueAt, recheckAt);
+    const id = await this.queue.enqueue(REMINDER_QUEUE, job.data, {
+      startAfter: job.startAfter,
+      priority: job.priority,
       transaction: prismaSqlExecutor(executor),
     });
     // pg-boss stores nothing (and answers null) when the queue does not exist yet: a reminder

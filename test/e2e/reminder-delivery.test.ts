@@ -162,6 +162,50 @@ describe('reminder delivery at fake times', () => {
     expect((await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).occurrencesSent).toBe(1);
   });
 
+  it('a job that waited for the reminder\'s lock while another handled the occurrence finds it handled; one that waited out a move finds it stale', async () => {
+    const pool = harness.database.pool;
+    /** Runs `change` holding the reminder's row lock while a delivery of `dueAt` waits for it. */
+    async function whileDeliveryWaits(reminderId: string, dueAt: Date, change: (client: import('pg').PoolClient) => Promise<void>) {
+      const holder = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminderId]);
+        const waiting = delivery().deliver({ reminderId, dueAt: dueAt.toISOString() });
+        await eventually(async () => {
+          const { rows } = await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+          return rows[0]!.count > 0 ? true : undefined;
+        });
+        await change(holder);
+        await holder.query('COMMIT');
+        return await waiting;
+      } finally {
+        holder.release();
+      }
+    }
+
+    const handled = await create('Call mom', '2026-03-02T17:00');
+    clock.set('2026-03-02T22:00:01Z');
+    // As a concurrent delivery of the same occurrence leaves it, committed while this one waited.
+    const outcome = await whileDeliveryWaits(handled.id, handled.nextDueAt!, async (client) => {
+      await client.query(
+        `INSERT INTO "ReminderDelivery" ("id", "reminderId", "userId", "dueAt", "status", "handledAt") VALUES (gen_random_uuid(), $1::uuid, $2::uuid, $3::timestamp, 'sent', $4::timestamp)`,
+        [handled.id, userId, handled.nextDueAt!.toISOString().replace('Z', ''), '2026-03-02T22:00:01'],
+      );
+      await client.query(`UPDATE "Reminder" SET "status" = 'completed', "nextDueAt" = NULL WHERE id = $1::uuid`, [handled.id]);
+    });
+    expect(outcome).toEqual({ kind: 'handled', status: 'sent', duplicate: true });
+
+    clock.set('2026-03-02T15:00:00Z');
+    const moved = await create('Water plants', '2026-03-02T17:00');
+    clock.set('2026-03-02T22:00:01Z');
+    const stale = await whileDeliveryWaits(moved.id, moved.nextDueAt!, async (client) => {
+      await client.query(`UPDATE "Reminder" SET "nextDueAt" = $2::timestamp WHERE id = $1::uuid`, [moved.id, '2026-03-03T22:00:00']);
+    });
+    expect(stale).toEqual({ kind: 'stale' });
+    expect(harness.twilio.requests).toHaveLength(0);
+    expect(await prisma().reminderDelivery.count()).toBe(1);
+  });
+
   it('an opted-out user gets nothing; the occurrence is recorded opted_out and a recurring reminder still advances', async () => {
     await prisma().user.update({ where: { id: userId }, data: { optedOut: true } });
     const reminder = await create('Take pills', '2026-03-03T09:00', { frequency: 'daily' });

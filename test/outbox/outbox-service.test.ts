@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
-import { OutboxService, type OutboundDraft } from '../../src/outbox/outbox-service.js';
+import { OutboxService, type ClaimedMessage, type OutboundDraft } from '../../src/outbox/outbox-service.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { UserService } from '../../src/users/user-service.js';
@@ -47,6 +47,7 @@ describe('OutboxService', () => {
     const clock = options.clock;
     const outbox = new OutboxService({
       prisma: database.prisma,
+      pool: database.pool,
       transport,
       users,
       clock: clock ?? { now: () => new Date() },
@@ -249,6 +250,89 @@ describe('OutboxService', () => {
     // Any flush that found a part taken stepped back; finish what is left.
     while (await outbox.hasUndelivered(user.id)) await outbox.flushUser(user.id);
     expect(transport.bodies()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  describe('a message written already claimed (reminders)', () => {
+    /** Writes a claimed message's rows as its caller's own statement would. */
+    async function write(message: ClaimedMessage) {
+      await database.prisma.outboundMessage.createMany({
+        data: message.parts.map(({ contentVariables, ...part }) => ({
+          ...part,
+          ...(contentVariables ? { contentVariables } : {}),
+          groupId: message.groupId,
+          createdAt: message.createdAt,
+        })),
+      });
+    }
+    const long = Array.from({ length: 40 }, (_, index) => `Point ${index + 1} is a sentence of some length to fill the message.`).join(' ');
+
+    it('claims the first part for its sender and leaves the rest pending, as staged', async () => {
+      const clock = new ManualClock('2026-03-02T15:00:00Z');
+      const { outbox } = setup({ clock });
+      const user = await newUser();
+      const message = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: long });
+      expect(message.parts.length).toBeGreaterThan(1);
+      await write(message);
+      const staged = await database.prisma.$transaction((transaction) => outbox.stage(transaction, { userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: long }));
+      const group = (groupId: string) => database.prisma.outboundMessage.findMany({ where: { groupId }, orderBy: { partIndex: 'asc' } });
+      const [claimedRows, stagedRows] = await Promise.all([group(message.groupId), group(staged.groupId)]);
+      expect(claimedRows.map((part) => part.body)).toEqual(stagedRows.map((part) => part.body));
+      expect(claimedRows.map((part) => [part.partIndex, part.partCount, part.status, part.attempts, part.nextAttemptAt])).toEqual(
+        claimedRows.map((_, index) => [index, message.parts.length, index === 0 ? 'dispatching' : 'pending', index === 0 ? 1 : 0, index === 0 ? new Date('2026-03-02T15:01:00Z') : null]),
+      );
+      // Nobody else may take the claimed part while its claim holds.
+      expect((await outbox.flushGroup(message.groupId)).kind).toBe('retry_later');
+    });
+
+    it('sends every part in order, the first without claiming it again', async () => {
+      const { outbox, transport } = setup();
+      const user = await newUser();
+      const message = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: long });
+      await write(message);
+      expect(await outbox.sendClaimed(message)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(message.parts.map((part) => part.body));
+      const sent = await parts(user.id);
+      expect(sent.map((part) => [part.status, part.attempts, part.nextAttemptAt])).toEqual(message.parts.map(() => ['queued', 1, null]));
+      expect(sent.every((part) => part.twilioSid?.startsWith('SM') && part.sentAt instanceof Date)).toBe(true);
+    });
+
+    it('a transient failure of the first part goes as in a flush: retried in-process, or handed back with the rest still pending', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport, waits } = setup({ clock, inlineWaitLimitMs: 1_000 });
+      const user = await newUser();
+      transport.script.push(unavailable);
+      const retried = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: 'soon' });
+      await write(retried);
+      expect(await outbox.sendClaimed(retried)).toEqual({ kind: 'done' });
+      expect(waits).toEqual([100]);
+      expect(await parts(user.id)).toMatchObject([{ status: 'queued', attempts: 2, nextAttemptAt: null }]);
+
+      const other = await newUser();
+      transport.script.push({ ...unavailable, httpStatus: 429, errorCode: 20429, retryAfterMs: 30_000 });
+      const later = outbox.claimed({ userId: other.id, kind: 'reminder', channel: 'sms', toAddress: other.phone, text: long });
+      await write(later);
+      expect(await outbox.sendClaimed(later)).toEqual({ kind: 'retry_later', at: new Date(clock.now().getTime() + 30_000) });
+      const [first, ...rest] = await parts(other.id);
+      expect(first).toMatchObject({ status: 'pending', attempts: 1, errorCode: 20429, nextAttemptAt: new Date(clock.now().getTime() + 30_000) });
+      expect(rest.map((part) => [part.status, part.attempts])).toEqual(rest.map(() => ['pending', 0]));
+      clock.advance(30_001);
+      expect(await outbox.flushGroup(later.groupId)).toEqual({ kind: 'done' });
+      expect(transport.bodies().slice(-later.parts.length)).toEqual(later.parts.map((part) => part.body));
+    });
+
+    it('a permanent failure of the first part drops the later parts to that address', async () => {
+      const { outbox, transport } = setup();
+      const user = await newUser();
+      transport.script.push({ ok: false, retryable: false, httpStatus: 400, errorCode: 21610, message: 'unsubscribed' });
+      const message = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: long });
+      await write(message);
+      expect(await outbox.sendClaimed(message)).toEqual({ kind: 'done' });
+      expect(transport.calls).toHaveLength(1);
+      const [first, ...rest] = await parts(user.id);
+      expect(first).toMatchObject({ status: 'failed', errorCode: 21610, attempts: 1 });
+      expect(rest.map((part) => [part.status, part.errorCode])).toEqual(rest.map(() => ['undeliverable', 21610]));
+      expect((await database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).smsUnreachableAt).toBeInstanceOf(Date);
+    });
   });
 
   describe('status callbacks', () => {
