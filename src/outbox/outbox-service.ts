@@ -133,21 +133,7 @@ export class OutboxService {
     if (bodies.length === 0) return { groupId, parts: 0 };
     const createdAt = this.deps.clock.now();
     await executor.outboundMessage.createMany({
-      data: bodies.map((body, partIndex) => ({
-        userId: draft.userId,
-        turnId: draft.turnId ?? null,
-        kind: draft.kind,
-        channel: draft.channel,
-        toAddress: draft.toAddress,
-        fromAddress: draft.fromAddress ?? null,
-        body,
-        groupId,
-        partIndex,
-        partCount: bodies.length,
-        contentSid: draft.template?.contentSid ?? null,
-        ...(draft.template ? { contentVariables: draft.template.variables } : {}),
-        createdAt,
-      })),
+      data: bodies.map((body, partIndex) => ({ ...partRow(draft, body, partIndex, bodies.length), groupId, createdAt })),
     });
     return { groupId, parts: bodies.length };
   }
@@ -165,16 +151,7 @@ export class OutboxService {
     const claimedUntil = new Date(createdAt.getTime() + this.dispatchClaimMs);
     const parts = bodies.map((body, partIndex) => ({
       id: uuidv7(createdAt),
-      userId: draft.userId,
-      turnId: draft.turnId ?? null,
-      kind: draft.kind,
-      channel: draft.channel,
-      toAddress: draft.toAddress,
-      fromAddress: draft.fromAddress ?? null,
-      body,
-      partIndex,
-      partCount: bodies.length,
-      contentSid: draft.template?.contentSid ?? null,
+      ...partRow(draft, body, partIndex, bodies.length),
       contentVariables: draft.template ? draft.template.variables : null,
       ...(partIndex === 0
         ? { status: 'dispatching' as const, statusRank: statusRank.dispatching, attempts: 1, nextAttemptAt: claimedUntil }
@@ -373,6 +350,23 @@ export class OutboxService {
       data: { status, statusRank: statusRank[status], errorCode: error.errorCode ?? null, errorMessage: error.errorMessage.slice(0, 500), nextAttemptAt: null },
     });
   }
+}
+
+/** The columns every part of a message shares, as `stage` and `claimed` write them. */
+function partRow(draft: OutboundDraft, body: string, partIndex: number, partCount: number) {
+  return {
+    userId: draft.userId,
+    turnId: draft.turnId ?? null,
+    kind: draft.kind,
+    channel: draft.channel,
+    toAddress: draft.toAddress,
+    fromAddress: draft.fromAddress ?? null,
+    body,
+    partIndex,
+    partCount,
+    contentSid: draft.template?.contentSid ?? null,
+    ...(draft.template ? { contentVariables: draft.template.variables } : {}),
+  };
 }
 
 /** The channel's "To" address for a phone number. */
