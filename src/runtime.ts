@@ -119,7 +119,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
-    registry: createAgentRegistry([schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), generalAgent]),
+    // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
+    registry: createAgentRegistry(
+      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), generalAgent].map((agent) => ({
+        ...agent,
+        promptBudgetTokens: config.limits.agentPromptTokens,
+      })),
+    ),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,

@@ -25,6 +25,8 @@ export interface OrchestratorLimits {
   maxPlanSteps: number;
   progressAfterMs: number;
   replyMaxTokens: number;
+  /** The planner's prompt budget (CTX-6); default 8000 tokens. */
+  plannerPromptTokens?: number;
 }
 
 /** What the orchestrator needs, all injected so tests drive it with fakes. */
@@ -105,6 +107,7 @@ export async function orchestrate(
     maxPlanSteps: deps.limits.maxPlanSteps,
     maxIterations: PLANNER_MAX_ITERATIONS,
     maxTokens: Math.max(deps.limits.replyMaxTokens, 2048),
+    promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
   };
   try {
     const hints = routeByPatterns(context.message.text, deps.registry);

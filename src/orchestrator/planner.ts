@@ -10,6 +10,7 @@ import { conversationMessages } from './prompts/conversation-messages.js';
 import { orchestratorSystemPrompt } from './prompts/orchestrator-system-prompt.js';
 import { agentDescriptionsSection, planningInstructions } from './prompts/planner-prompt.js';
 import { utilityTools } from './utility-tools/index.js';
+import { estimateTokens } from '../shared/tokens.js';
 
 /** What planning needs. */
 export interface PlannerDependencies {
@@ -22,6 +23,8 @@ export interface PlannerDependencies {
   /** Model calls the planner may make in one planning round (utility tools, then the plan). */
   maxIterations: number;
   maxTokens: number;
+  /** The planning prompt's budget in tokens (CTX-6); memory gives way first. */
+  promptBudgetTokens?: number;
 }
 
 /** One planning round's request. */
@@ -58,7 +61,13 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
     model: deps.model,
     request: {
       model: deps.plannerModel,
-      system: orchestratorSystemPrompt(context, deps.clock.now(), { sections: stable, turnSections: request.turnSections ?? [] }),
+      system: orchestratorSystemPrompt(context, deps.clock.now(), {
+        sections: stable,
+        turnSections: request.turnSections ?? [],
+        ...(deps.promptBudgetTokens !== undefined
+          ? { budgetTokens: deps.promptBudgetTokens, conversationTokens: estimateTokens(JSON.stringify(messages)) }
+          : {}),
+      }),
       maxTokens: deps.maxTokens,
       temperature: 0,
       purpose: request.replanning ? 'replanner' : 'planner',

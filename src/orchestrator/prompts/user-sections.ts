@@ -1,6 +1,7 @@
 import type { Fact, UserContext } from '../../context/orchestrator-context.js';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
 import { escapeXml } from './xml.js';
+import { estimateTokens } from '../../shared/tokens.js';
 
 /** `<current_time>`: the user's local time with UTC offset and weekday (seed 003). */
 export function currentTimeSection(now: Date, timezone: string): string {
@@ -27,9 +28,19 @@ function unknownName(user: UserContext): string {
 }
 
 /** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml). */
-export function memorySection(facts: Fact[]): string {
+export function memorySection(facts: Fact[], maxTokens = Number.POSITIVE_INFINITY): string {
   if (facts.length === 0) return '<user_memory>\n  (nothing saved yet)\n</user_memory>';
-  const lines = facts.map((fact) => `  <fact id="${escapeXml(fact.id)}" category="${escapeXml(fact.category)}">${escapeXml(fact.content)}</fact>`);
+  const lines: string[] = [];
+  let tokens = 0;
+  for (const fact of facts) {
+    const line = `  <fact id="${escapeXml(fact.id)}" category="${escapeXml(fact.category)}">${escapeXml(fact.content)}</fact>`;
+    tokens += estimateTokens(line);
+    if (tokens > maxTokens) break;
+    lines.push(line);
+  }
+  // CTX-6: the prompt has a budget; say what was left out rather than cut silently.
+  const omitted = facts.length - lines.length;
+  if (omitted > 0) lines.push(`  <!-- ${omitted} more saved fact(s) not shown (prompt budget); memory-agent can list them with get_user_facts -->`);
   return `<user_memory>\n${lines.join('\n')}\n</user_memory>`;
 }
 
