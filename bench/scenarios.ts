@@ -143,7 +143,7 @@ export const scenariosBenchmark: Benchmark = {
           const model = new LatencyModel(new ScriptedModel(scenario.script()));
           const deps: OrchestratorDependencies = {
             model,
-            models: { planner: 'bench-planner', agent: 'bench-agent', composer: 'bench-composer' },
+            models: { planner: { name: 'bench-planner', fallbacks: [] }, agent: { name: 'bench-agent', fallbacks: [] }, composer: { name: 'bench-composer', fallbacks: [] } },
             registry,
             store: new PrismaPlanStore(database.prisma),
             clock: systemClock,

@@ -8,6 +8,8 @@ import type { Logger } from './logging/logger.js';
 import { AnthropicModel } from './model/anthropic-model.js';
 import type { ModelClient } from './model/model-client.js';
 import { UnconfiguredModel } from './model/unconfigured-model.js';
+import { FallbackModel } from './model/fallback-model.js';
+import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
 import { createAgentRegistry } from './agents/agent-registry.js';
@@ -80,7 +82,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     (await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize }, logger));
   const { prisma } = database;
 
-  const model = options.model ?? createModel(config, logger);
+  // Each role's fallback models are tried when its model is unavailable (after the SDK's retries).
+  const model = new FallbackModel(options.model ?? createModel(config, logger), logger.child({ component: 'model' }));
   const transport = options.transport ?? createTransport(config, logger);
   const queue = new JobQueue(database.pool, logger.child({ component: 'queue' }));
   const scheduler = new TurnScheduler(queue);
@@ -230,12 +233,14 @@ function createModel(config: Config, logger: Logger): ModelClient {
     logger.warn('ANTHROPIC_API_KEY is not set: Herald will answer every message by saying it has no model configured');
     return new UnconfiguredModel();
   }
-  return new AnthropicModel({
+  warnAboutUnknownModels(config.models, logger);
+  const anthropic = new AnthropicModel({
     apiKey: config.anthropic.apiKey,
     baseUrl: config.anthropic.baseUrl,
     timeoutMs: config.anthropic.timeoutMs,
     maxRetries: config.anthropic.maxRetries,
   });
+  return anthropic;
 }
 
 function createTransport(config: Config, logger: Logger): MessageTransport {

@@ -33,6 +33,8 @@ export type ToolLoopStop =
   | 'text'
   /** The same call with the same arguments twice in a row. */
   | 'stalled'
+  /** The same invalid input (bad arguments, or an unknown tool) twice in a row: the model is stuck on it. */
+  | 'repeated_invalid_input'
   /** The finishing tool was called with invalid input more often than allowed. */
   | 'invalid_finish'
   /** Too many model calls. */
@@ -45,6 +47,8 @@ export interface ToolLoopResult {
   finish?: unknown;
   /** Why the last finishing call was rejected, when `stop` is "invalid_finish". */
   finishError?: string;
+  /** What was wrong with the input the model repeated, when `stop` is "repeated_invalid_input". */
+  inputError?: string;
   text: string;
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
@@ -73,7 +77,10 @@ export interface ToolLoopOptions {
  * repeat until it answers in text or calls the finishing tool. Only the listed tools can
  * run (FR-4). Arguments are validated by each tool's zod schema before it runs; a tool
  * that throws, or is given bad arguments, becomes an error result the model can react
- * to. The same call with the same arguments twice in a row ends the loop as stalled.
+ * to. The same call with the same arguments twice in a row ends the loop as stalled, or,
+ * when that input was refused the first time, as `repeated_invalid_input`. Thinking
+ * blocks in a response are handed back with it, unchanged and in order, as the API
+ * requires within a tool loop.
  */
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -85,6 +92,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   let usage = emptyUsage();
   let modelCalls = 0;
   let previousSignatures = new Set<string>();
+  // The previous response's calls that were refused before running, with why.
+  let previousInvalid = new Map<string, string>();
   let finishRejections = 0;
   let lastFinishError: string | undefined;
 
@@ -104,11 +113,18 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     const text = responseText(response);
     if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls };
 
-    const signatures = new Set(calls.map((call) => `${call.name}:${stableJson(call.input)}`));
-    if (calls.every((call) => previousSignatures.has(`${call.name}:${stableJson(call.input)}`))) {
+    const signatureOf = (call: { name: string; input: unknown }) => `${call.name}:${stableJson(call.input)}`;
+    const signatures = new Set(calls.map(signatureOf));
+    if (calls.every((call) => previousSignatures.has(signatureOf(call)))) {
+      // Repeating input that was just refused will be refused again: no point correcting further.
+      const refused = calls.map((call) => previousInvalid.get(signatureOf(call)));
+      if (refused.every((error) => error !== undefined)) {
+        return { stop: 'repeated_invalid_input', inputError: refused[0], text, toolCalls, usage, modelCalls };
+      }
       return { stop: 'stalled', text, toolCalls, usage, modelCalls };
     }
     previousSignatures = signatures;
+    previousInvalid = new Map();
 
     const results: ToolResultBlock[] = [];
     let finish: { input: unknown } | undefined;
@@ -117,6 +133,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     for (const call of calls) {
       if (call.name === options.finishTool?.name) continue;
       const outcome = await runOne(byName.get(call.name), call.name, call.input, options);
+      if (outcome.refused) previousInvalid.set(signatureOf(call), outcome.content);
       toolCalls.push(outcome.record);
       results.push({ type: 'tool_result', toolUseId: call.id, content: outcome.content, isError: outcome.record.isError });
     }
@@ -131,6 +148,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         if (!parsed.success) {
           finishRejections += 1;
           lastFinishError = describeValidationError(parsed.error);
+          previousInvalid.set(signatureOf(call), message);
         }
         results.push({ type: 'tool_result', toolUseId: call.id, content: message, isError: true });
       }
@@ -139,7 +157,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     if (finishRejections > (options.maxFinishRejections ?? Number.POSITIVE_INFINITY)) {
       return { stop: 'invalid_finish', finishError: lastFinishError ?? 'invalid input', text, toolCalls, usage, modelCalls };
     }
-    messages.push({ role: 'assistant', content: response.content as ContentBlock[] });
+    // The whole response, thinking blocks included, exactly as it came: the API verifies them.
+    messages.push({ role: 'assistant', content: [...response.content] });
     messages.push({ role: 'user', content: results });
   }
   return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls };
@@ -150,15 +169,15 @@ async function runOne(
   name: string,
   input: unknown,
   options: ToolLoopOptions,
-): Promise<{ record: ToolCallRecord; content: string }> {
+): Promise<{ record: ToolCallRecord; content: string; refused?: true }> {
   if (!tool) {
     const message = `The tool "${name}" is not available to you. Available: ${options.tools.map((candidate) => candidate.name).join(', ') || 'none'}.`;
-    return { record: { name, input, isError: true, mutates: false, result: message }, content: message };
+    return { record: { name, input, isError: true, mutates: false, result: message }, content: message, refused: true };
   }
   const parsed = tool.inputSchema.safeParse(input);
   if (!parsed.success) {
     const message = `Invalid arguments for ${name}: ${describeValidationError(parsed.error)}`;
-    return { record: { name, input, isError: true, mutates: tool.mutates, result: message }, content: message };
+    return { record: { name, input, isError: true, mutates: tool.mutates, result: message }, content: message, refused: true };
   }
   let result: ToolResult;
   try {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { environmentSchema, secretVariables, type Environment } from './env-schema.js';
 import { ConfigurationError } from '../shared/errors.js';
+import type { ModelRoles } from '../model/model-roles.js';
+import { defaultFallbacks } from '../model/model-profiles.js';
 
 /** Turns the flat environment into the grouped settings the rest of Herald reads. */
 function toConfig(environment: Environment) {
@@ -38,10 +40,22 @@ function toConfig(environment: Environment) {
       maxRetries: environment.ANTHROPIC_MAX_RETRIES,
     },
     models: {
-      planner: environment.MODEL_PLANNER,
-      agent: environment.MODEL_AGENT,
-      composer: environment.MODEL_COMPOSER,
-    },
+      planner: {
+        name: environment.MODEL_PLANNER,
+        fallbacks: environment.MODEL_PLANNER_FALLBACK ?? defaultFallbacks(environment.MODEL_PLANNER),
+        effort: environment.MODEL_PLANNER_EFFORT,
+      },
+      agent: {
+        name: environment.MODEL_AGENT,
+        fallbacks: environment.MODEL_AGENT_FALLBACK ?? defaultFallbacks(environment.MODEL_AGENT),
+        effort: environment.MODEL_AGENT_EFFORT,
+      },
+      composer: {
+        name: environment.MODEL_COMPOSER,
+        fallbacks: environment.MODEL_COMPOSER_FALLBACK ?? defaultFallbacks(environment.MODEL_COMPOSER),
+        effort: environment.MODEL_COMPOSER_EFFORT,
+      },
+    } satisfies ModelRoles,
     defaultTimezone: environment.DEFAULT_TIMEZONE,
     history: {
       maxAgeHours: environment.HISTORY_MAX_AGE_HOURS,
@@ -59,6 +73,8 @@ function toConfig(environment: Environment) {
       plannerPromptTokens: environment.PLANNER_PROMPT_TOKENS,
       agentPromptTokens: environment.AGENT_PROMPT_TOKENS,
       replyMaxTokens: environment.REPLY_MAX_TOKENS,
+      turnMaxModelCalls: environment.TURN_MAX_MODEL_CALLS,
+      turnMaxInputTokens: environment.TURN_MAX_INPUT_TOKENS,
     },
     turns: { concurrency: environment.TURN_CONCURRENCY },
     reminders: {

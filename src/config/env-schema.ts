@@ -23,6 +23,20 @@ const integer = (fallback: number, minimum = 0, maximum = Number.MAX_SAFE_INTEGE
       .default(fallback),
   );
 
+/**
+ * A comma-separated list of model names, in order. Unset: the default (the previous
+ * generation of the same tier); "none": no fallback at all.
+ */
+const modelList = unsetWhenEmpty(
+  z
+    .string()
+    .trim()
+    .transform((value) => (value.toLowerCase() === 'none' ? [] : value.split(',').map((name) => name.trim()).filter(Boolean)))
+    .optional(),
+);
+
+const effort = (fallback: 'low' | 'medium' | 'high') => unsetWhenEmpty(z.enum(['low', 'medium', 'high']).default(fallback));
+
 const isValidTimezone = (zone: string): boolean => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -95,9 +109,17 @@ export const environmentSchema = z
     ANTHROPIC_TIMEOUT_MS: integer(30_000, 1),
     ANTHROPIC_MAX_RETRIES: integer(2, 0),
 
-    MODEL_PLANNER: withDefault('claude-sonnet-4-6'),
-    MODEL_AGENT: withDefault('claude-haiku-4-5'),
-    MODEL_COMPOSER: withDefault('claude-haiku-4-5'),
+    MODEL_PLANNER: withDefault('claude-sonnet-5-5'),
+    MODEL_AGENT: withDefault('claude-haiku-5-5'),
+    MODEL_COMPOSER: withDefault('claude-haiku-5-5'),
+    MODEL_PLANNER_FALLBACK: modelList,
+    MODEL_AGENT_FALLBACK: modelList,
+    MODEL_COMPOSER_FALLBACK: modelList,
+    MODEL_PLANNER_EFFORT: effort('medium'),
+    MODEL_AGENT_EFFORT: effort('low'),
+    MODEL_COMPOSER_EFFORT: effort('low'),
+    TURN_MAX_MODEL_CALLS: integer(12, 2),
+    TURN_MAX_INPUT_TOKENS: integer(100_000, 1000),
 
     DEFAULT_TIMEZONE: withDefault('UTC').refine(isValidTimezone, 'must be an IANA time zone such as Europe/London'),
 

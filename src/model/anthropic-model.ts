@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, MessageParam, Tool, ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ModelError, TimeoutError } from '../shared/errors.js';
-import type { ContentBlock, ModelClient, ModelRequest, ModelResponse, StopReason, TextBlock, ToolUseBlock } from './model-client.js';
+import { messageParams } from './anthropic-request.js';
+import type { ModelClient, ModelRequest, ModelResponse, ResponseBlock, StopReason } from './model-client.js';
+import { profileFor } from './model-profiles.js';
 
 /** How to reach Anthropic. */
 export interface AnthropicModelOptions {
@@ -14,7 +15,11 @@ export interface AnthropicModelOptions {
   maxRetries: number;
 }
 
-/** The one adapter between Herald's ModelClient and the official Anthropic SDK. */
+/**
+ * The one adapter between Herald's ModelClient and the official Anthropic SDK. Each
+ * request is shaped by the target model's profile (anthropic-request.ts); the SDK retries
+ * transient failures itself, and what is left is translated into errors by blame.
+ */
 export class AnthropicModel implements ModelClient {
   private readonly client: Anthropic;
 
@@ -28,17 +33,7 @@ export class AnthropicModel implements ModelClient {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const params: MessageCreateParamsNonStreaming = {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      system: request.system.map(
-        (block): TextBlockParam => ({ type: 'text', text: block.text, ...(block.cache ? { cache_control: { type: 'ephemeral' } } : {}) }),
-      ),
-      messages: request.messages.map(toMessageParam),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toToolParam) } : {}),
-      ...(request.toolChoice && request.tools && request.tools.length > 0 ? { tool_choice: request.toolChoice } : {}),
-    };
+    const params = messageParams(request, profileFor(request.model));
     try {
       const message = await this.client.messages.create(params, request.signal ? { signal: request.signal } : undefined);
       return {
@@ -50,36 +45,26 @@ export class AnthropicModel implements ModelClient {
           cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
           cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
         },
-        content: message.content.flatMap((block): Array<TextBlock | ToolUseBlock> => {
-          if (block.type === 'text') return [{ type: 'text', text: block.text }];
-          if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
-          return [];
+        content: message.content.flatMap((block): ResponseBlock[] => {
+          switch (block.type) {
+            case 'text':
+              return [{ type: 'text', text: block.text }];
+            case 'tool_use':
+              return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+            // Kept exactly as received: the next request of a tool loop must carry them back.
+            case 'thinking':
+              return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+            case 'redacted_thinking':
+              return [{ type: 'redacted_thinking', data: block.data }];
+            default:
+              return [];
+          }
         }),
       };
     } catch (error) {
       throw translateError(error, request.signal);
     }
   }
-}
-
-function toMessageParam(message: ModelRequest['messages'][number]): MessageParam {
-  if (typeof message.content === 'string') return { role: message.role, content: message.content };
-  return { role: message.role, content: message.content.map(toContentBlockParam) };
-}
-
-function toContentBlockParam(block: ContentBlock): ContentBlockParam {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    case 'tool_result':
-      return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, ...(block.isError ? { is_error: true } : {}) };
-  }
-}
-
-function toToolParam(tool: NonNullable<ModelRequest['tools']>[number]): Tool {
-  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] };
 }
 
 function toStopReason(reason: string | null): StopReason {
@@ -114,8 +99,19 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
     if (status !== undefined && status >= 500) return new ModelError(`the model service failed (${status})`, 'unavailable', { cause: error, status });
     // 408 (request timeout) and 409 (conflict) are transient: the SDK itself retries them.
     if (status === 408 || status === 409) return new ModelError(`the model service could not take the request (${status})`, 'unavailable', { cause: error, status });
-    // 400/401/403/404: our request or our credentials are wrong; retrying will not help.
-    return new ModelError(`the model service rejected the request (${status ?? 'no status'})`, 'rejected', { cause: error, status });
+    const detail = apiErrorDetail(error);
+    // The model does not exist or this account cannot use it: another model may answer.
+    if (status === 404) return new ModelError(`the model service does not offer this model (404${detail})`, 'model_not_found', { cause: error, status });
+    // 400/401/403: our request or our credentials are wrong; retrying will not help.
+    return new ModelError(`the model service rejected the request (${status ?? 'no status'}${detail})`, 'rejected', { cause: error, status });
   }
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The API's own error type and message (they name fields, never the prompt), shortened. */
+function apiErrorDetail(error: InstanceType<typeof Anthropic.APIError>): string {
+  const body = error.error as { error?: { type?: unknown; message?: unknown } } | undefined;
+  const type = typeof body?.error?.type === 'string' ? body.error.type : undefined;
+  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 200) : undefined;
+  return [type, message].filter(Boolean).length > 0 ? ` ${[type, message].filter(Boolean).join(': ')}` : '';
 }

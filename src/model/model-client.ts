@@ -4,7 +4,13 @@
  * (scripted-model.ts) stands in for it in tests.
  */
 
-/** A block of the system prompt. `cache` marks the end of a stable prefix worth caching. */
+import type { Effort } from './model-profiles.js';
+
+/**
+ * A block of the system prompt. `cache` marks the end of a stable prefix worth caching;
+ * the adapter marks it for the API only when the prefix (tools and system up to here)
+ * reaches the model's minimum cacheable length.
+ */
 export interface SystemBlock {
   text: string;
   cache?: boolean;
@@ -32,7 +38,28 @@ export interface ToolResultBlock {
   isError?: boolean;
 }
 
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+/**
+ * The model's reasoning before it answered (current models think by default). Opaque to
+ * Herald: it is handed back to the model unchanged and in order within a tool loop, as
+ * the API requires, and never shown to the user, stored in history or logged at info.
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  /** Verifies the block came from the model; a modified block is refused with 400. */
+  signature: string;
+}
+
+/** Reasoning the API encrypted (safety-redacted); handed back unchanged like thinking. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/** What a model may answer with. */
+export type ResponseBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
+
+export type ContentBlock = ResponseBlock | ToolResultBlock;
 
 /** One conversation turn as the model sees it. */
 export interface ModelMessage {
@@ -50,13 +77,25 @@ export interface ToolSpec {
 /** One call to the model. */
 export interface ModelRequest {
   model: string;
+  /**
+   * Models tried in order when `model` stays unavailable after the SDK's own retries
+   * (429, 529, 5xx, a timeout, or a model the account cannot use); each is sent with its
+   * own profile's settings.
+   */
+  fallbackModels?: readonly string[];
   system: SystemBlock[];
   messages: ModelMessage[];
   tools?: ToolSpec[];
-  /** `auto` (default), `any` (must call some tool), or a specific tool by name. */
+  /**
+   * `auto` (default), `any` (must call some tool), or a specific tool by name. Models that
+   * refuse forced tool choice (the 5.x generation) get `auto`.
+   */
   toolChoice?: { type: 'auto' } | { type: 'any' } | { type: 'tool'; name: string };
   maxTokens: number;
+  /** Sent only to models that accept sampling parameters (not the 5.x generation). */
   temperature?: number;
+  /** How hard the model works (`output_config.effort`), for models that accept it. */
+  effort?: Effort;
   /** Aborting cancels the HTTP request in flight. */
   signal?: AbortSignal;
   /** A short label for logs and metrics ("planner", "memory-agent"). */
@@ -75,9 +114,10 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 
 /** What the model answered. */
 export interface ModelResponse {
-  content: Array<TextBlock | ToolUseBlock>;
+  content: ResponseBlock[];
   stopReason: StopReason;
   usage: TokenUsage;
+  /** The model that answered (a fallback, when the requested one was unavailable). */
   model: string;
 }
 

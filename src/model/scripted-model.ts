@@ -1,10 +1,13 @@
 import { ModelError } from '../shared/errors.js';
-import type { ModelClient, ModelRequest, ModelResponse, TextBlock, ToolUseBlock, TokenUsage } from './model-client.js';
+import type { ModelClient, ModelRequest, ModelResponse, RedactedThinkingBlock, ResponseBlock, ThinkingBlock, TokenUsage } from './model-client.js';
+
+/** Thinking the scripted model "did" before answering: its text, or exact blocks. */
+export type ScriptedThinking = string | Array<ThinkingBlock | RedactedThinkingBlock>;
 
 /** One scripted answer: a response, a thrown error, or a function of the request. */
 export type ScriptedTurn =
-  | { text: string; usage?: Partial<TokenUsage> }
-  | { toolCalls: Array<{ name: string; input: unknown; id?: string }>; text?: string; usage?: Partial<TokenUsage> }
+  | { text: string; thinking?: ScriptedThinking; usage?: Partial<TokenUsage> }
+  | { toolCalls: Array<{ name: string; input: unknown; id?: string }>; text?: string; thinking?: ScriptedThinking; usage?: Partial<TokenUsage> }
   | { error: Error }
   | { delayMs: number; then: ScriptedTurn }
   | ((request: ModelRequest) => ScriptedTurn | Promise<ScriptedTurn>);
@@ -54,7 +57,10 @@ export class ScriptedModel implements ModelClient {
       await abortableDelay(turn.delayMs, request.signal);
       return this.play(turn.then, request);
     }
-    const content: Array<TextBlock | ToolUseBlock> = [];
+    const content: ResponseBlock[] = [];
+    if (turn.thinking !== undefined) {
+      content.push(...(typeof turn.thinking === 'string' ? [{ type: 'thinking' as const, thinking: turn.thinking, signature: `scripted-signature-${++this.toolIds}` }] : turn.thinking));
+    }
     if ('text' in turn && turn.text) content.push({ type: 'text', text: turn.text });
     if ('toolCalls' in turn) {
       for (const call of turn.toolCalls) {

@@ -1,13 +1,14 @@
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import { responseText, type ModelClient } from '../model/model-client.js';
 import { ModelError } from '../shared/errors.js';
+import { roleRequest, type RoleModel } from '../model/model-roles.js';
 import type { ExecutionPlan } from './plan-state.js';
 import { composerSystemPrompt, compositionRequest } from './prompts/composer-prompt.js';
 
 /** What composing needs. */
 export interface ComposerDependencies {
   model: ModelClient;
-  composerModel: string;
+  composerModel: RoleModel;
   maxTokens: number;
 }
 
@@ -32,7 +33,7 @@ export async function composeReply(
   endedBy?: string,
 ): Promise<string> {
   const response = await deps.model.generate({
-    model: deps.composerModel,
+    ...roleRequest(deps.composerModel),
     purpose: 'composer',
     system: composerSystemPrompt(context.user, replyLanguage),
     messages: [{ role: 'user', content: compositionRequest(context.message.text, plan, endedBy) }],

@@ -88,6 +88,13 @@ export async function executePlan(
       else if (output.isEmpty && laterNeedIt) replanReason = `step ${step.id} found nothing, and later steps needed its result`;
     } else {
       plan.errors.push({ stepId: step.id, error: result.error ?? 'failed' });
+      const stop = stopsThePlan(result);
+      if (stop) {
+        deps.logger.info({ planId: plan.id, stepId: step.id, errorKind: result.errorKind }, 'step failure ends the plan without a replan');
+        plan.status = 'failed';
+        await skipPending(plan, deps);
+        return { plan, note: stop };
+      }
       replanReason = `step ${step.id} failed after ${step.retryCount + 1} attempt(s): ${result.error ?? 'unknown error'}`;
     }
     if (!replanReason) continue;
@@ -148,13 +155,25 @@ async function runWithRetries(
     step.status = result.success ? 'completed' : 'failed';
     await deps.store.stepFinished(plan.id, step, result, deps.clock.now());
     logStepEvent(deps.logger, result.success ? 'step_completed' : 'step_failed', plan.id, step, result);
-    if (result.success || signal.aborted || !agent) return result;
+    if (result.success || signal.aborted || !agent || stopsThePlan(result)) return result;
     if (attempt < deps.limits.stepMaxRetries) {
       previousAttempt = summarizeAttempt(attempt + 1, result);
       logStepEvent(deps.logger, 'step_retrying', plan.id, step);
     }
   }
   return result!;
+}
+
+/**
+ * Failures that neither a retry nor a replan would fix, so none is spent on them: the
+ * turn's model budget is used up (another call would be refused), or the model sent the
+ * same invalid input twice (it is stuck; more attempts only cost calls). Returns the note
+ * the composer gets, or undefined for an ordinary failure.
+ */
+function stopsThePlan(result: StepResult): string | undefined {
+  if (result.errorKind === 'budget') return `Stopped early: ${result.error ?? 'the model budget for this message was used up'}. Say what was done and that the rest was not.`;
+  if (result.errorKind === 'invalid_input') return 'Stopped: a step could not be carried out. Say what was done and that the rest was not.';
+  return undefined;
 }
 
 /** Phoenix retry (seed 002): what went wrong, in a few lines, instead of the transcript. */
@@ -190,11 +209,13 @@ async function replan(
   } catch (error) {
     // The replanning call failed or was cut off: the finished steps' results still stand (FR-3, NFR-5).
     if (signal.aborted) return { kind: 'stop', outcome: await timedOut(plan, deps) };
-    deps.logger.warn({ planId: plan.id, blame: blameOf(error), error: describeError(error) }, 'replanning failed; keeping the results so far');
+    const blame = blameOf(error);
+    deps.logger.warn({ planId: plan.id, blame, error: describeError(error) }, 'replanning failed; keeping the results so far');
     plan.status = 'failed';
     await skipPending(plan, deps);
     logPlanEvent(deps.logger, 'plan_failed', plan, { reason: 'replan failed' });
-    return { kind: 'stop', outcome: { plan, note: 'The request could not be completed.' } };
+    const note = blame === 'budget' ? `Stopped early: ${error instanceof Error ? error.message : String(error)}. Say what was done and that the rest was not.` : 'The request could not be completed.';
+    return { kind: 'stop', outcome: { plan, note } };
   }
   if (signal.aborted) return { kind: 'stop', outcome: await timedOut(plan, deps) };
   // The old plan's unrun steps are replaced by the revision.

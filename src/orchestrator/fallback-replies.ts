@@ -12,6 +12,7 @@ const replies = {
       "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
     mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
     progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
+    budget: "Sorry, that needed more work than I can do for one message, so I stopped. Could you ask for it in smaller pieces?",
     done: 'Done.',
   },
   he: {
@@ -20,6 +21,7 @@ const replies = {
     noModel: 'Herald עדיין לא מחובר למודל הבינה המלאכותית (לא הוגדר ANTHROPIC_API_KEY), ולכן איני יכול לענות כראוי. ההודעה שלך נשמרה.',
     mediaOnly: 'בינתיים אני יכול לקרוא רק טקסט, אז לא ראיתי מה ששלחת. תוכלו לתאר את זה במילים?',
     progress: 'אני על זה — זה לוקח קצת יותר זמן מהרגיל. אכתוב לכם ברגע שזה יסתיים.',
+    budget: 'סליחה, זה דרש יותר עבודה ממה שאני יכול לעשות בהודעה אחת, אז עצרתי. תוכלו לבקש את זה בחלקים קטנים יותר?',
     done: 'בוצע.',
   },
 } as const;
@@ -42,6 +44,7 @@ export function fallbackReply(kind: FallbackReply, language: string | null, mess
 export function apologyFor(blame: ErrorBlame): FallbackReply {
   if (blame === 'configuration') return 'noModel';
   if (blame === 'timeout') return 'timeout';
+  if (blame === 'budget') return 'budget';
   return 'apology';
 }
 

@@ -1,8 +1,11 @@
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
-import { CountingModel } from '../model/counting-model.js';
+import { CountingModel, type ModelUsageLine } from '../model/counting-model.js';
+import { roundUsd } from '../model/model-cost.js';
+import { TurnBudget } from '../model/turn-budget.js';
 import type { ModelClient, TokenUsage } from '../model/model-client.js';
+import type { ModelRoles } from '../model/model-roles.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
@@ -27,12 +30,16 @@ export interface OrchestratorLimits {
   replyMaxTokens: number;
   /** The planner's prompt budget (CTX-6); default 8000 tokens. */
   plannerPromptTokens?: number;
+  /** Model calls one turn may make (TURN_MAX_MODEL_CALLS); default 12. */
+  turnMaxModelCalls?: number;
+  /** Prompt tokens one turn may send over all its calls (TURN_MAX_INPUT_TOKENS); default 100,000. */
+  turnMaxInputTokens?: number;
 }
 
 /** What the orchestrator needs, all injected so tests drive it with fakes. */
 export interface OrchestratorDependencies {
   model: ModelClient;
-  models: { planner: string; agent: string; composer: string };
+  models: ModelRoles;
   registry: AgentRegistry;
   store: PlanStore;
   clock: Clock;
@@ -59,6 +66,10 @@ export interface OrchestratorResult {
   path: 'direct' | 'plan' | 'clarification' | 'fallback';
   modelCalls: number;
   usage: TokenUsage;
+  /** Calls, tokens and cost per model that answered (a fallback shows up as its own line). */
+  usageByModel: ModelUsageLine[];
+  /** What the turn's model calls cost, in USD, from the models' profiles. */
+  costUsd: number;
 }
 
 const PLANNER_MAX_ITERATIONS = 4;
@@ -76,20 +87,28 @@ export async function orchestrate(
   deps: OrchestratorDependencies,
   options: OrchestrateOptions = {},
 ): Promise<OrchestratorResult> {
-  const model = new CountingModel(deps.model);
+  const meter = new CountingModel(deps.model);
+  // A model stuck in a loop cannot spend without end; the last call is kept for the reply.
+  const budget = new TurnBudget(meter, {
+    maxModelCalls: deps.limits.turnMaxModelCalls ?? 12,
+    maxInputTokens: deps.limits.turnMaxInputTokens ?? 100_000,
+  });
+  const model = budget.work;
   const planId = deps.ids.next('plan');
   const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id, planId });
   const planTimeout = timeoutSignal(deps.limits.planTimeoutMs, `the plan took longer than ${deps.limits.planTimeoutMs} ms`);
   const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
   const language = replyLanguage(context.user.language, context.message.text);
-  const totals = () => ({ modelCalls: model.calls, usage: model.usage });
+  const totals = () => ({ modelCalls: meter.calls, usage: meter.usage });
   const result = (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']): OrchestratorResult => ({
     reply,
     status,
     path,
     planId,
-    modelCalls: model.calls,
-    usage: model.usage,
+    modelCalls: meter.calls,
+    usage: meter.usage,
+    usageByModel: meter.byModel(),
+    costUsd: meter.costUsd,
     ...(failure ? { failure } : {}),
   });
 
@@ -117,7 +136,7 @@ export async function orchestrate(
       turnSections: [routingHintsSection(hints)],
     });
     if (planning.kind === 'direct') {
-      logPlanEvent(logger, 'plan_answered_directly', { id: planId }, { modelCalls: model.calls, inputTokens: model.usage.inputTokens, outputTokens: model.usage.outputTokens, cacheReadTokens: model.usage.cacheReadTokens });
+      logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
       await store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
       return result(planning.reply, 'succeeded', 'direct');
     }
@@ -150,17 +169,17 @@ export async function orchestrate(
       replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
       totals,
     });
-    return await finish(outcome, context, language, deps, store, model, options.signal, logger, result);
+    return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result);
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
-      logger.info({ modelCalls: model.calls }, 'plan interrupted');
+      logger.info({ modelCalls: meter.calls }, 'plan interrupted');
       await store.planFinished(planId, 'failed', totals(), deps.clock.now(), 'interrupted (shutdown or lost lease)').catch(() => {});
       return result(fallbackReply('apology', context.user.language, context.message.text), 'failed', 'fallback', { blame: 'timeout', message: 'interrupted' });
     }
     const error = planTimeout.aborted && !(caught instanceof TimeoutError) ? new TimeoutError('the turn took too long', { cause: caught }) : caught;
     const blame = blameOf(error);
-    logger.warn({ blame, error: describeError(error), modelCalls: model.calls }, 'planning failed; apologising');
+    logger.warn({ blame, error: describeError(error), modelCalls: meter.calls }, 'planning failed; apologising');
     logPlanEvent(logger, blame === 'timeout' ? 'plan_timeout' : 'plan_failed', { id: planId });
     await store.planFinished(planId, blame === 'timeout' ? 'timed_out' : 'failed', totals(), deps.clock.now(), describeError(error)).catch(() => {});
     return result(fallbackReply(apologyFor(blame), context.user.language, context.message.text), 'failed', 'fallback', { blame, message: describeError(error) });
@@ -178,13 +197,14 @@ async function finish(
   language: string,
   deps: OrchestratorDependencies,
   store: PlanStore,
-  model: CountingModel,
+  meter: CountingModel,
+  replyModel: ModelClient,
   shutdown: AbortSignal | undefined,
   logger: Logger,
   result: (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']) => OrchestratorResult,
 ): Promise<OrchestratorResult> {
   const { plan } = outcome;
-  const totals = { modelCalls: model.calls, usage: model.usage };
+  const totals = { modelCalls: meter.calls, usage: meter.usage };
   if (outcome.question) {
     logPlanEvent(logger, 'plan_needs_clarification', plan);
     await store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
@@ -194,7 +214,7 @@ async function finish(
   if (reply === undefined && !shutdown?.aborted) {
     // Composing gets its own short budget, so a timed-out plan still explains itself.
     const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
-    reply = await composeReply(context, plan, language, { model, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
+    reply = await composeReply(context, plan, language, { model: replyModel, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
       (error: unknown) => {
         logger.warn({ error: describeError(error) }, 'composing failed; using a fallback reply');
         return undefined;
@@ -207,15 +227,12 @@ async function finish(
   const finalSteps = plan.steps.filter((step) => step.version === plan.version);
   const succeeded = status === 'completed' && finalSteps.every((step) => step.status === 'completed');
   logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, {
-    modelCalls: model.calls,
-    inputTokens: model.usage.inputTokens,
-    outputTokens: model.usage.outputTokens,
-    cacheReadTokens: model.usage.cacheReadTokens,
+    ...usageFields(meter),
     durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
   });
-  await store.planFinished(plan.id, status, { modelCalls: model.calls, usage: model.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
+  await store.planFinished(plan.id, status, { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
   if (succeeded) return result(reply, 'succeeded', 'plan');
-  const blame = status === 'timed_out' ? 'timeout' : 'partial';
+  const blame = status === 'timed_out' ? 'timeout' : plan.steps.some((step) => step.result?.errorKind === 'budget') ? 'budget' : 'partial';
   return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` });
 }
 
@@ -227,8 +244,22 @@ async function finish(
 function fallbackFor(plan: ExecutionPlan, context: OrchestratorContext): string {
   const replies = plan.steps.flatMap((step) => (step.status === 'completed' && step.result?.output?.reply ? [step.result.output.reply] : []));
   if (plan.status === 'completed') return replies.length > 0 ? replies.join('\n') : fallbackReply('done', context.user.language, context.message.text);
-  const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : 'apology', context.user.language, context.message.text);
+  const stoppedByBudget = plan.steps.some((step) => step.result?.errorKind === 'budget');
+  const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : stoppedByBudget ? 'budget' : 'apology', context.user.language, context.message.text);
   return replies.length > 0 ? `${replies.join('\n')}\n${apology}` : apology;
+}
+
+/** A turn's model usage for its plan-end event: totals, and per model the tokens and the cost. */
+function usageFields(meter: CountingModel): Record<string, unknown> {
+  return {
+    modelCalls: meter.calls,
+    inputTokens: meter.usage.inputTokens,
+    outputTokens: meter.usage.outputTokens,
+    cacheReadTokens: meter.usage.cacheReadTokens,
+    cacheWriteTokens: meter.usage.cacheWriteTokens,
+    costUsd: roundUsd(meter.costUsd),
+    models: meter.byModel().map((line) => ({ ...line, costUsd: roundUsd(line.costUsd) })),
+  };
 }
 
 /** Sends one "on it" message if the plan is still running after `progressAfterMs`. */

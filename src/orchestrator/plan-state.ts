@@ -11,7 +11,7 @@ export interface StepResult {
   success: boolean;
   output?: AgentOutput;
   error?: string;
-  errorKind?: ErrorBlame | 'verification' | 'stalled';
+  errorKind?: ErrorBlame | 'verification' | 'stalled' | 'invalid_input';
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
   modelCalls: number;

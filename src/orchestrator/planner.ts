@@ -4,6 +4,7 @@ import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import type { ContentBlock, ModelClient, ModelMessage } from '../model/model-client.js';
 import type { Clock } from '../shared/clock.js';
+import { roleRequest, type RoleModel } from '../model/model-roles.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { planSchema, type Plan } from './plan-schema.js';
 import { conversationMessages } from './prompts/conversation-messages.js';
@@ -15,7 +16,7 @@ import { estimateTokens } from '../shared/tokens.js';
 /** What planning needs. */
 export interface PlannerDependencies {
   model: ModelClient;
-  plannerModel: string;
+  plannerModel: RoleModel;
   registry: AgentRegistry;
   clock: Clock;
   logger: Logger;
@@ -60,7 +61,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
   const loop = await runToolLoop({
     model: deps.model,
     request: {
-      model: deps.plannerModel,
+      ...roleRequest(deps.plannerModel),
       system: orchestratorSystemPrompt(context, deps.clock.now(), {
         sections: stable,
         turnSections: request.turnSections ?? [],
@@ -69,6 +70,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
           : {}),
       }),
       maxTokens: deps.maxTokens,
+      // NFR-4; sent only to models that accept sampling parameters (not the 5.x generation).
       temperature: 0,
       purpose: request.replanning ? 'replanner' : 'planner',
     },
@@ -87,6 +89,8 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
       return loop.text ? { kind: 'direct', reply: loop.text } : { kind: 'invalid', error: 'the planner answered with nothing' };
     case 'invalid_finish':
       return { kind: 'invalid', error: `the plan was invalid twice: ${loop.finishError}` };
+    case 'repeated_invalid_input':
+      return { kind: 'invalid', error: `the planner repeated the same invalid input: ${loop.inputError}` };
     case 'stalled':
       return { kind: 'invalid', error: 'the planner repeated the same tool call' };
     case 'iteration_limit':

@@ -4,18 +4,19 @@ import type { UserContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import { emptyUsage, type ModelClient } from '../model/model-client.js';
 import type { Clock } from '../shared/clock.js';
+import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { defineTool } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
-import { verifyClaims } from './verifier.js';
+import { reconcileWithLedger, reportFromLedger } from './verifier.js';
 
 /** What a step needs to run. */
 export interface StepRunnerDependencies {
   model: ModelClient;
-  models: { planner: string; agent: string };
+  models: Pick<ModelRoles, 'planner' | 'agent'>;
   clock: Clock;
   logger: Logger;
   /** Model calls a sub-agent may make in one attempt. */
@@ -40,8 +41,9 @@ export interface StepAttempt {
 /**
  * Runs one step with a sub-agent: its own system prompt, the user config, its task and
  * earlier steps' outputs — no memory, no history (FR-7, FR-8). The agent works through
- * its tool loop and reports with `complete_step`; the report is checked against what its
- * tools actually did. Never throws for expected failures: they become a failed result.
+ * its tool loop and reports with `complete_step` (or simply ends in text); the report is
+ * checked against, and completed from, the ledger of what its tools actually did. Never
+ * throws for expected failures: they become a failed result.
  */
 export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies): Promise<StepResult> {
   const started = deps.clock.now().getTime();
@@ -69,7 +71,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
     const loop = await runToolLoop({
       model: deps.model,
       request: {
-        model: agent.modelRole === 'planner' ? deps.models.planner : deps.models.agent,
+        ...roleRequest(agent.modelRole === 'planner' ? deps.models.planner : deps.models.agent),
         system,
         maxTokens: agent.maxTokens,
         temperature: 0,
@@ -87,17 +89,22 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
     if (loop.stop === 'stalled') {
       return finished({ ...base, success: false, errorKind: 'stalled', error: 'the agent repeated the same tool call with the same arguments' });
     }
+    if (loop.stop === 'repeated_invalid_input') {
+      return finished({ ...base, success: false, errorKind: 'invalid_input', error: `the agent sent the same invalid input twice: ${loop.inputError ?? 'invalid input'}` });
+    }
     if (loop.stop === 'iteration_limit') {
       return finished({ ...base, success: false, errorKind: 'model', error: `the agent did not finish within ${deps.maxIterations} model calls` });
     }
-    let output: AgentOutput;
-    if (loop.stop === 'finished') output = loop.finish as AgentOutput;
-    else if (loop.text) output = { summary: loop.text, ...(attempt.writeReply ? { reply: loop.text } : {}) };
-    else return finished({ ...base, success: false, errorKind: 'model', error: 'the agent ended without a report' });
+    // An agent that ends in plain text has finished: what it changed is the ledger's to say.
+    // Only an empty answer after doing nothing at all is no result.
+    if (loop.stop === 'text' && (loop.text || loop.toolCalls.some((call) => !call.isError))) {
+      return finished({ ...base, output: reportFromLedger(loop.text, loop.toolCalls, attempt.writeReply), success: true });
+    }
+    if (loop.stop !== 'finished') return finished({ ...base, success: false, errorKind: 'model', error: 'the agent ended without a report' });
 
-    const mismatch = verifyClaims(output, loop.toolCalls);
-    if (mismatch) return finished({ ...base, output, success: false, errorKind: 'verification', error: mismatch });
-    return finished({ ...base, output, success: true });
+    const checked = reconcileWithLedger(loop.finish as AgentOutput, loop.toolCalls);
+    if (checked.mismatch) return finished({ ...base, output: checked.output, success: false, errorKind: 'verification', error: checked.mismatch });
+    return finished({ ...base, output: checked.output, success: true });
   } catch (error) {
     const timedOut = attempt.signal.aborted;
     const reason = timedOut && attempt.signal.reason instanceof Error ? attempt.signal.reason : error;

@@ -4,12 +4,6 @@ import { z } from 'zod';
 
 const { RRule } = rrule;
 
-/** A local wall-clock time, e.g. 2026-03-02T09:00 (seconds optional). */
-export const localDateTimeSchema = z
-  .string()
-  .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/, 'must be a local date and time like 2026-03-02T09:00 (no offset)');
-
 const weekdays = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 
 /** How a reminder repeats: the model fills this in; Herald turns it into an RFC 5545 rule. */
@@ -19,7 +13,14 @@ export const recurrenceSchema = z
     interval: z.number().int().min(1).max(366).optional().describe('Every N periods, e.g. 2 for "every other week"'),
     weekdays: z.array(z.enum(weekdays)).min(1).max(7).optional().describe('For weekly: which days, e.g. ["MO","TU","WE","TH","FR"] for weekdays'),
     monthDays: z.array(z.number().int().min(-31).max(31).refine((day) => day !== 0, 'days are 1..31, or -1 for the last day')).min(1).max(31).optional(),
-    until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-06-30').optional().describe('Last day (inclusive, local)'),
+    until: z
+      .string()
+      .trim()
+      // A model may write the last day as a date-time: the day is what counts.
+      .regex(/^\d{4}-\d{2}-\d{2}([T ].*)?$/, 'must be a date like 2026-06-30')
+      .transform((value) => value.slice(0, 10))
+      .optional()
+      .describe('Last day (inclusive, local)'),
     count: z.number().int().min(1).max(1000).optional().describe('Stop after this many reminders'),
   })
   .refine((rule) => !(rule.until && rule.count), 'give an end date or a count, not both')

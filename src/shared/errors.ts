@@ -2,9 +2,10 @@
  * Errors by blame. Each says whose fault a failure is, so callers can decide what to do
  * without parsing messages: configuration is the operator's, model behaviour is the
  * model's, tool errors are a tool's (and go back to the model as error results), and
- * timeouts are nobody's in particular. Anything else thrown is a bug.
+ * timeouts are nobody's in particular; a turn that used up its model budget is stopped
+ * on purpose (budget). Anything else thrown is a bug.
  */
-export type ErrorBlame = 'configuration' | 'model' | 'tool' | 'timeout' | 'internal';
+export type ErrorBlame = 'configuration' | 'model' | 'tool' | 'timeout' | 'budget' | 'internal';
 
 /** Base class: every Herald error carries its blame. */
 export abstract class HeraldError extends Error {
@@ -21,13 +22,16 @@ export class ConfigurationError extends HeraldError {
   readonly blame = 'configuration' as const;
 }
 
+/** Why a model call failed. */
+export type ModelErrorReason = 'unavailable' | 'rate_limited' | 'overloaded' | 'model_not_found' | 'rejected' | 'behaviour';
+
 /** The model could not be reached, refused, or answered something unusable. */
 export class ModelError extends HeraldError {
   readonly blame = 'model' as const;
 
   constructor(
     message: string,
-    readonly reason: 'unavailable' | 'rate_limited' | 'overloaded' | 'rejected' | 'behaviour',
+    readonly reason: ModelErrorReason,
     options?: { cause?: unknown; status?: number },
   ) {
     super(message, options);

@@ -10,6 +10,8 @@ import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
+import type { ModelUsageLine } from '../model/counting-model.js';
+import { roundUsd } from '../model/model-cost.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
@@ -43,6 +45,11 @@ interface TurnOutcome {
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number;
+  /** Per model that answered: calls, tokens, cost. */
+  models?: ModelUsageLine[];
   /** Inbound messages deliberately left unanswered (an opted-out user). */
   ignored?: boolean;
 }
@@ -172,11 +179,30 @@ export class TurnRunner {
           modelCalls: outcome.modelCalls,
           inputTokens: outcome.inputTokens,
           outputTokens: outcome.outputTokens,
+          cacheReadTokens: outcome.cacheReadTokens ?? 0,
+          cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
+          costUsd: roundUsd(outcome.costUsd ?? 0),
+          ...(outcome.models ? { models: outcome.models.map(modelLineJson) } : {}),
           finishedAt: now,
         },
       });
     });
-    logger.info({ status: outcome.status, errorKind: outcome.errorKind, modelCalls: outcome.modelCalls, replied: Boolean(outcome.reply) }, 'turn finished');
+    logger.info(
+      {
+        event: 'turn_finished',
+        status: outcome.status,
+        errorKind: outcome.errorKind,
+        replied: Boolean(outcome.reply),
+        modelCalls: outcome.modelCalls,
+        inputTokens: outcome.inputTokens,
+        outputTokens: outcome.outputTokens,
+        cacheReadTokens: outcome.cacheReadTokens ?? 0,
+        cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
+        costUsd: roundUsd(outcome.costUsd ?? 0),
+        models: (outcome.models ?? []).map(modelLineJson),
+      },
+      'turn finished',
+    );
   }
 
   private async answer(
@@ -203,6 +229,10 @@ export class TurnRunner {
         modelCalls: result.modelCalls,
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
+        cacheReadTokens: result.usage.cacheReadTokens,
+        cacheWriteTokens: result.usage.cacheWriteTokens,
+        costUsd: result.costUsd,
+        models: result.usageByModel,
       };
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);
@@ -251,6 +281,11 @@ export class TurnRunner {
 function interruption(signal: AbortSignal, cause?: unknown): TurnInterrupted {
   if (signal.reason instanceof TurnInterrupted) return signal.reason;
   return new TurnInterrupted('shutting down', cause === undefined ? undefined : { cause });
+}
+
+/** A model's usage line as stored on the turn and logged: flat, cost rounded to micro-dollars. */
+function modelLineJson(line: ModelUsageLine) {
+  return { model: line.model, calls: line.calls, ...line.usage, costUsd: roundUsd(line.costUsd) };
 }
 
 function takeWhile<Item>(items: Item[], predicate: (item: Item) => boolean): Item[] {

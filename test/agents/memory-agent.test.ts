@@ -115,7 +115,7 @@ describe('memory-agent', () => {
       writeReply: true,
       signal: new AbortController().signal,
     });
-    const deps = (model: ScriptedModel) => ({ model, models: { planner: 'planner', agent: 'agent' }, clock, logger, maxIterations: 6 });
+    const deps = (model: ScriptedModel) => ({ model, models: { planner: { name: 'planner', fallbacks: [] }, agent: { name: 'agent', fallbacks: [] } }, clock, logger, maxIterations: 6 });
 
     it('stores the fact and succeeds when its report matches what the tools did', async () => {
       const model = new ScriptedModel([

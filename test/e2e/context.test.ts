@@ -9,7 +9,8 @@ import { HeraldHarness } from '../helpers/herald-harness.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const PLANNER_MODEL = 'claude-planner-under-test';
+// Not the default (which refuses sampling parameters): a model that takes temperature 0 gets it.
+const PLANNER_MODEL = 'claude-sonnet-4-6';
 
 /** What the model was shown, message by message. */
 function shownMessages(request: RecordedAnthropicRequest): Array<{ role: string; content: unknown }> {

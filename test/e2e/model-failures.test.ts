@@ -37,33 +37,60 @@ describe('model failures (no SDK retries)', () => {
     await harness.close();
   });
 
-  const cases: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
+  // Unavailability falls back to the planner's fallback (Sonnet 4.6); only when it fails too does the user get the apology.
+  const unavailable: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
     { name: '500 internal error', phone: '+14155550301', answer: { error: { status: 500 } } },
     { name: '529 overloaded', phone: '+14155550302', answer: { error: { status: 529 } } },
     { name: '429 rate limited', phone: '+14155550303', answer: { error: { status: 429, retryAfterSeconds: 1 } } },
-    { name: '400 rejected request', phone: '+14155550304', answer: { error: { status: 400 } } },
-    { name: 'a response with no content blocks', phone: '+14155550305', answer: { content: [] } },
-    { name: 'a response with only whitespace text', phone: '+14155550306', answer: { text: '  \n ' } },
   ];
-
-  for (const { name, phone, answer } of cases) {
-    it(`apologises once for ${name}, and records a failed turn blamed on the model`, async () => {
+  for (const { name, phone, answer } of unavailable) {
+    it(`apologises once for ${name} from every model, and records a failed turn blamed on the model`, async () => {
       const requestsBefore = harness.anthropic.requests.length;
-      harness.anthropic.enqueue(answer);
+      harness.anthropic.enqueue(answer, answer);
       const { reply, inbound, turns } = await exchange(harness, phone, `please help (${name})`);
 
       expect(reply).toMatchObject({ to: phone, body: apology });
-      expect(harness.anthropic.requests.length - requestsBefore).toBe(1); // no retry
+      expect(harness.anthropic.requests.slice(requestsBefore).map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-4-6']);
       expect(turns).toHaveLength(1);
-      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'model', modelCalls: 1 });
+      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'model', modelCalls: 1, models: [] });
       expect(turns[0]?.errorMessage).toBeTruthy();
       expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
     });
   }
 
+  // A malformed request or a nonsense answer would be the same from any model: no fallback.
+  const notUnavailable: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
+    { name: '400 rejected request', phone: '+14155550304', answer: { error: { status: 400 } } },
+    { name: 'a response with no content blocks', phone: '+14155550305', answer: { content: [] } },
+    { name: 'a response with only whitespace text', phone: '+14155550306', answer: { text: '  \n ' } },
+  ];
+  for (const { name, phone, answer } of notUnavailable) {
+    it(`apologises once for ${name}, without trying another model`, async () => {
+      const requestsBefore = harness.anthropic.requests.length;
+      harness.anthropic.enqueue(answer);
+      const { reply, inbound, turns } = await exchange(harness, phone, `please help (${name})`);
+
+      expect(reply).toMatchObject({ to: phone, body: apology });
+      expect(harness.anthropic.requests.length - requestsBefore).toBe(1);
+      expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'model', modelCalls: 1 });
+      expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
+    });
+  }
+
+  it('answers with the fallback model when the primary is unavailable, and the turn records which model answered', async () => {
+    const phone = '+14155550308';
+    harness.anthropic.enqueue({ error: { status: 529 } }, { text: 'Hello from the fallback.' });
+    const { reply, turns } = await exchange(harness, phone, 'hello?');
+
+    expect(reply.body).toBe('Hello from the fallback.');
+    expect(turns[0]).toMatchObject({ status: 'succeeded', errorKind: null, modelCalls: 1 });
+    expect(turns[0]!.models).toEqual([expect.objectContaining({ model: 'claude-sonnet-4-6', calls: 1 })]);
+    expect(Number(turns[0]!.costUsd)).toBeGreaterThan(0);
+  });
+
   it('answers normally again after a failure', async () => {
     const phone = '+14155550307';
-    harness.anthropic.enqueue({ error: { status: 500 } }, { text: 'Back on my feet.' });
+    harness.anthropic.enqueue({ error: { status: 500 } }, { error: { status: 500 } }, { text: 'Back on my feet.' });
     const first = await exchange(harness, phone, 'hello?');
     expect(first.reply.body).toBe(apology);
     const before = harness.twilio.messages.length;
@@ -75,7 +102,8 @@ describe('model failures (no SDK retries)', () => {
 
 describe('a model that never answers', () => {
   it('apologises after ANTHROPIC_TIMEOUT_MS, blaming a timeout', async () => {
-    const harness = await HeraldHarness.start({ env: { ANTHROPIC_TIMEOUT_MS: '300' } });
+    // No fallback here: this is about the timeout's blame, not about trying another model.
+    const harness = await HeraldHarness.start({ env: { ANTHROPIC_TIMEOUT_MS: '300', MODEL_PLANNER_FALLBACK: 'none' } });
     try {
       harness.anthropic.enqueue({ hang: true });
       const started = performance.now();
@@ -116,7 +144,26 @@ describe('a model that never answers', () => {
   });
 });
 
-describe('the SDK retrying on its own', () => {
+describe('the SDK retrying on its own, then the fallback model', () => {
+  it('the primary answering 529 three times (the SDK\'s own retries spent), then the fallback answering: the user gets the real answer', async () => {
+    const harness = await HeraldHarness.start({ env: { ANTHROPIC_MAX_RETRIES: '2' } });
+    try {
+      const overloaded = { error: { status: 529, retryAfterSeconds: 0 } };
+      harness.anthropic.enqueue(overloaded, overloaded, overloaded, { text: 'Sonnet 4.6 here: all good.' });
+      const { reply, turns } = await exchange(harness, '+14155550322', 'how are you?');
+
+      expect(reply.body).toBe('Sonnet 4.6 here: all good.');
+      expect(harness.anthropic.requests.map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-4-6']);
+      expect(turns[0]).toMatchObject({ status: 'succeeded', errorKind: null });
+      expect(turns[0]!.models).toEqual([expect.objectContaining({ model: 'claude-sonnet-4-6', calls: 1 })]);
+      // The fallback got its own profile's settings: temperature 0 (Sonnet 4.6 takes it), effort medium.
+      expect(harness.anthropic.requests[3]!.body).toMatchObject({ temperature: 0, output_config: { effort: 'medium' } });
+      expect(harness.logs.lines.some((line) => line.msg === 'model unavailable; trying the next one' && line.next === 'claude-sonnet-4-6')).toBe(true);
+    } finally {
+      await harness.close();
+    }
+  });
+
   it('recovers from a 529 with ANTHROPIC_MAX_RETRIES=2 and sends the good answer only', async () => {
     const harness = await HeraldHarness.start({ env: { ANTHROPIC_MAX_RETRIES: '2' } });
     try {

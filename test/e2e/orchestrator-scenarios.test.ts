@@ -96,7 +96,10 @@ describe('seed 001 manual scenarios through the webhook', () => {
     const [planner] = harness.anthropic.requests;
     expect(planner!.toolNames()).toEqual(expect.arrayContaining(['create_plan', 'resolve_date', 'resolve_time_range', 'get_current_time']));
     expect(planner!.toolNames()).not.toContain('complete_step');
-    expect(planner!.body.temperature).toBe(0);
+    // The default planner (Sonnet 5.5) refuses sampling parameters; it gets an effort level instead.
+    expect(planner!.body.model).toBe('claude-sonnet-5-5');
+    expect(planner!.body).not.toHaveProperty('temperature');
+    expect(planner!.body.output_config).toEqual({ effort: 'medium' });
     expect(planRun).toMatchObject({ status: 'answered_directly', modelCalls: 1, version: 1, replans: 0 });
     expect(steps).toEqual([]);
     expect(turn).toMatchObject({ status: 'succeeded', errorKind: null, modelCalls: 1 });
@@ -408,13 +411,19 @@ describe('seed 001 "very long request": the plan time limit', () => {
     expect(byStep.step_2).toMatchObject({ status: 'failed', errorKind: 'timeout', attempt: 0 }); // no retry after the plan ran out
   });
 
-  it('when composing fails too, the user still gets the "took too long" apology (4 calls)', async () => {
-    harness.anthropic.enqueue(twoSteps, savesTheAllergy, { hang: true }, { error: { status: 500 } });
+  it('when composing fails too (its fallback model as well), the user still gets the "took too long" apology (5 calls)', async () => {
+    harness.anthropic.enqueue(twoSteps, savesTheAllergy, { hang: true }, { error: { status: 500 } }, { error: { status: 500 } });
     await harness.inbound({ from: phone, body: 'Remember I am allergic to cats, and write me a very long poem about them' });
     const [reply] = await harness.replies(1);
 
     expect(reply?.body).toContain(fallbackReply('timeout', null));
-    expect(harness.anthropic.requests).toHaveLength(4);
+    expect(harness.anthropic.requests.map((request) => request.body.model)).toEqual([
+      'claude-sonnet-5-5',
+      'claude-haiku-5-5',
+      'claude-haiku-5-5',
+      'claude-haiku-5-5',
+      'claude-haiku-4-5',
+    ]);
     const { turn, planRun } = await latest();
     expect(turn).toMatchObject({ status: 'failed', errorKind: 'timeout' });
     expect(planRun.status).toBe('timed_out');

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkModelRules, isFifthGeneration } from './anthropic/model-rules.js';
+import { fakeTokens, PromptCache } from './anthropic/prompt-cache.js';
+import { ThinkingSigner, type RedactedThinkingBlock, type SignedThinkingBlock } from './anthropic/thinking-signatures.js';
 import type {
   ContentBlock,
   Message,
@@ -16,9 +19,17 @@ import type {
 /** A content block as the fake sends it: any SDK block, or a hand-written one the SDK types would not accept. */
 export type ScriptedContentBlock = ContentBlock | { type: string; [field: string]: unknown };
 
+/**
+ * The thinking a 5.x model shows before its answer: by default a short signed thinking
+ * block (as current models think adaptively); a text of your own; "redacted" for a
+ * redacted block; or false for none. Models before the 5.x generation never think unasked.
+ */
+export type ScriptedThinking = string | 'redacted' | false;
+
 /** Answer with one text block, stop_reason end_turn. */
 export interface ScriptedTextResponse {
   text: string;
+  thinking?: ScriptedThinking;
   usage?: Partial<Usage>;
 }
 
@@ -26,6 +37,7 @@ export interface ScriptedTextResponse {
 export interface ScriptedToolCallsResponse {
   toolCalls: Array<{ name: string; input: unknown; id?: string }>;
   text?: string;
+  thinking?: ScriptedThinking;
   usage?: Partial<Usage>;
 }
 
@@ -165,15 +177,32 @@ interface PlannedAnswer {
   headers: Record<string, string>;
 }
 
+/** Options for a fake server. */
+export interface FakeAnthropicOptions {
+  /** The clock the prompt cache ages by (default: the real one). */
+  now?: () => number;
+}
+
 /**
  * A local stand-in for the Anthropic Messages API (POST /v1/messages, non-streaming), for running
  * the real @anthropic-ai/sdk against. Answers are scripted per request; an unscripted request gets
  * a 500 so a test that forgot to script fails loudly instead of hanging.
+ *
+ * It is as strict as the real service: for 5.x models it answers 400 (in Anthropic's error shape)
+ * to sampling parameters, forced tool choice, thinking budgets or "disabled", and assistant
+ * prefill (anthropic/model-rules.ts); their answers start with signed thinking blocks, and a
+ * tool-loop request whose last assistant turn does not carry them back unchanged is refused. Marked
+ * prompt prefixes long enough for the model are cached for five minutes, and usage reports the
+ * cache reads and writes (anthropic/prompt-cache.ts).
  */
 export class FakeAnthropicServer {
   /** Every request received since start or the last reset, in order. */
   readonly requests: RecordedAnthropicRequest[] = [];
 
+  private readonly signer = new ThinkingSigner();
+  private readonly cache: PromptCache;
+  /** The thinking blocks sent with each tool_use id, which the next request must hand back. */
+  private readonly issuedThinking = new Map<string, ThinkingContent[]>();
   private readonly queue: ScriptedAnthropicResponse[] = [];
   private fallback: ScriptedAnthropicResponse = unscripted;
   private readonly events = new EventEmitter();
@@ -184,18 +213,20 @@ export class FakeAnthropicServer {
     private readonly server: Server,
     /** Base URL to give the SDK as `baseURL`, e.g. http://127.0.0.1:54321. */
     readonly url: string,
+    options: FakeAnthropicOptions,
   ) {
     // Any number of tests may wait at once; the default limit of 10 would only produce warnings.
     this.events.setMaxListeners(0);
+    this.cache = new PromptCache(options.now ?? Date.now);
   }
 
   /** Starts a server on 127.0.0.1 on a free port. */
-  static async start(): Promise<FakeAnthropicServer> {
+  static async start(options: FakeAnthropicOptions = {}): Promise<FakeAnthropicServer> {
     const server = createServer();
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    const fake = new FakeAnthropicServer(server, `http://127.0.0.1:${port}`);
+    const fake = new FakeAnthropicServer(server, `http://127.0.0.1:${port}`, options);
     server.on('request', (request, response) => fake.handle(request, response));
     return fake;
   }
@@ -233,11 +264,17 @@ export class FakeAnthropicServer {
     });
   }
 
-  /** Forgets recorded requests and queued answers, and restores the default fallback. */
+  /** Forgets recorded requests, queued answers and the prompt cache, and restores the default fallback. */
   reset(): void {
     this.requests.length = 0;
     this.queue.length = 0;
     this.fallback = unscripted;
+    this.cache.clear();
+  }
+
+  /** A thinking block signed as this server signs them, for scripting exact `content`. */
+  thinkingBlock(text: string): ThinkingContent {
+    return this.signer.thinking(text);
   }
 
   /** Stops the server, cutting hanging and kept-alive connections and cancelling delayed answers. */
@@ -278,7 +315,7 @@ export class FakeAnthropicServer {
     this.requests.push(recorded);
     this.events.emit('request');
 
-    const invalid = validate(request.method, path, parsed);
+    const invalid = validate(request.method, path, parsed) ?? this.checkRules(parsed as Record<string, unknown>);
     if (invalid) {
       send(response, errorAnswer(invalid));
       return;
@@ -312,8 +349,70 @@ export class FakeAnthropicServer {
       send(response, errorAnswer(scripted.error));
       return;
     }
-    send(response, { status: 200, body: buildMessage(recorded, scripted), headers: { 'request-id': requestId() } });
+    send(response, { status: 200, body: this.message(recorded, scripted), headers: { 'request-id': requestId() } });
   }
+
+  /** The model's rules, then the thinking hand-back: what the real API checks before answering. */
+  private checkRules(body: Record<string, unknown>): ScriptedErrorResponse['error'] | undefined {
+    const violation = checkModelRules(body);
+    if (violation) return { status: 400, message: violation.message };
+    const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
+    for (const [messageIndex, message] of messages.entries()) {
+      if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+      for (const [blockIndex, block] of (message.content as Array<Record<string, unknown>>).entries()) {
+        if ((block.type === 'thinking' || block.type === 'redacted_thinking') && !this.signer.isGenuine(block)) {
+          return { status: 400, message: `messages.${messageIndex}.content.${blockIndex}: Invalid \`signature\` in \`${String(block.type)}\` block` };
+        }
+      }
+    }
+    // In a tool loop, the final assistant turn must start with the thinking that came with its tool use.
+    const lastIndex = messages.map((message) => message.role).lastIndexOf('assistant');
+    const last = messages[lastIndex];
+    if (!last || !Array.isArray(last.content)) return undefined;
+    const blocks = last.content as Array<Record<string, unknown>>;
+    const toolUse = blocks.find((block) => block.type === 'tool_use');
+    const issued = typeof toolUse?.id === 'string' ? this.issuedThinking.get(toolUse.id) : undefined;
+    if (!issued) return undefined;
+    const handedBack = blocks.slice(0, issued.length).map(thinkingKey);
+    if (handedBack.join('\n') !== issued.map(thinkingKey).join('\n')) {
+      return {
+        status: 400,
+        message: `messages.${lastIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(blocks[0]?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceding the lastmost set of \`tool_use\` and \`tool_result\` blocks). Pass the thinking blocks back unchanged.`,
+      };
+    }
+    return undefined;
+  }
+
+  /** The Message for a scripted answer: thinking first for 5.x models, usage with the prompt cache applied. */
+  private message(recorded: RecordedAnthropicRequest, scripted: ScriptedTextResponse | ScriptedToolCallsResponse | ScriptedContentResponse): Message {
+    const message = buildMessage(recorded, scripted);
+    const model = String(recorded.body.model);
+    if (!('content' in scripted) && isFifthGeneration(model) && scripted.thinking !== false) {
+      const thinking = scripted.thinking === 'redacted' ? this.signer.redacted() : this.signer.thinking(scripted.thinking ?? 'The user wants this; I will do it.');
+      message.content = [thinking as ContentBlock, ...message.content];
+      if (thinking.type === 'thinking' && scripted.usage?.output_tokens === undefined) message.usage.output_tokens += Math.ceil(thinking.thinking.length / 4);
+    }
+    const thinkingBlocks = (message.content as Array<{ type: string }>).filter((block): block is ThinkingContent => block.type === 'thinking' || block.type === 'redacted_thinking');
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && thinkingBlocks.length > 0) this.issuedThinking.set(block.id, thinkingBlocks);
+    }
+    const cache = this.cache.use(recorded.body);
+    if (scripted.usage?.input_tokens === undefined) {
+      message.usage.input_tokens = Math.max(0, message.usage.input_tokens - cache.cacheReadTokens - cache.cacheWriteTokens);
+    }
+    message.usage.cache_read_input_tokens = scripted.usage?.cache_read_input_tokens ?? cache.cacheReadTokens;
+    message.usage.cache_creation_input_tokens = scripted.usage?.cache_creation_input_tokens ?? cache.cacheWriteTokens;
+    return message;
+  }
+}
+
+/** A thinking block as sent and as handed back. */
+type ThinkingContent = SignedThinkingBlock | RedactedThinkingBlock;
+
+/** What identifies a thinking block, whatever order its fields were serialized in. */
+function thinkingKey(block: Record<string, unknown> | ThinkingContent): string {
+  const record = block as Record<string, unknown>;
+  return JSON.stringify([record.type, record.thinking ?? null, record.signature ?? null, record.data ?? null]);
 }
 
 /** The default fallback: fail loudly, naming the request nobody scripted. */
@@ -357,7 +456,7 @@ function buildMessage(
   }
   const { system, messages, tools } = recorded.body;
   const usage: Usage = {
-    input_tokens: Math.ceil(JSON.stringify({ system, messages, tools }).length / 4),
+    input_tokens: fakeTokens({ system, messages, tools }),
     output_tokens: Math.ceil(outputLength(content) / 4),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,

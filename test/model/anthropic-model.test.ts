@@ -30,39 +30,93 @@ describe('AnthropicModel against the fake Anthropic API', () => {
   });
 
   describe('request mapping', () => {
-    it('sends system blocks as text blocks, with cache_control only on the blocks marked cache', async () => {
-      fake.enqueue({ text: 'ok' });
-      await model.generate(
-        request({ system: [{ text: 'stable instructions', cache: true }, { text: 'per-turn context' }, { text: 'explicitly uncached', cache: false }] }),
-      );
+    it('marks a block cache only when the prefix up to it reaches the model\'s minimum cacheable length', async () => {
+      const long = 'Stable instructions. '.repeat(250); // ~1,300 tokens: over Sonnet 5.5's 1,024, under Haiku 5.5's 2,048
+      fake.enqueue({ text: 'ok' }, { text: 'ok' }, { text: 'ok' });
+      const system = [{ text: long, cache: true }, { text: 'per-turn context' }, { text: 'explicitly uncached', cache: false }];
+      await model.generate(request({ model: 'claude-sonnet-5-5', system }));
+      await model.generate(request({ model: 'claude-haiku-5-5', system }));
+      await model.generate(request({ model: 'claude-sonnet-5-5', system: [{ text: 'short stable part', cache: true }, { text: 'per-turn' }] }));
 
       expect(fake.requests[0]!.body.system).toEqual([
-        { type: 'text', text: 'stable instructions', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: long, cache_control: { type: 'ephemeral' } },
         { type: 'text', text: 'per-turn context' },
         { type: 'text', text: 'explicitly uncached' },
       ]);
+      expect(fake.requests[1]!.body.system).toEqual(system.map((block) => ({ type: 'text', text: block.text })));
+      expect(fake.requests[2]!.body.system).toEqual([
+        { type: 'text', text: 'short stable part' },
+        { type: 'text', text: 'per-turn' },
+      ]);
     });
 
-    it('sends model, max_tokens, temperature, tools as input_schema and the tool choice', async () => {
+    it('counts the tools into the cached prefix (they come first)', async () => {
+      const tools = Array.from({ length: 12 }, (_, index) => ({
+        name: `tool_${index}`,
+        description: 'A tool with a fairly long description that takes up room in the prompt. '.repeat(5),
+        inputSchema: { type: 'object', properties: { value: { type: 'string', description: 'The value to use.' } } },
+      }));
+      fake.enqueue({ text: 'ok' });
+      await model.generate(request({ model: 'claude-sonnet-5-5', tools, system: [{ text: 'Short instructions.', cache: true }, { text: 'per-turn' }] }));
+      expect(fake.requests[0]!.body.system).toEqual([
+        { type: 'text', text: 'Short instructions.', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'per-turn' },
+      ]);
+    });
+
+    it('sends model, max_tokens, temperature, tools as input_schema and the tool choice to a model that accepts them', async () => {
       fake.enqueue({ text: 'ok' });
       const inputSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
       await model.generate(
         request({
-          model: 'claude-planner-x',
+          model: 'claude-sonnet-4-6',
           maxTokens: 321,
           temperature: 0,
+          effort: 'low',
           tools: [{ name: 'get_weather', description: 'Weather for a city', inputSchema }],
           toolChoice: { type: 'tool', name: 'get_weather' },
         }),
       );
 
       const { body } = fake.requests[0]!;
-      expect(body.model).toBe('claude-planner-x');
+      expect(body.model).toBe('claude-sonnet-4-6');
       expect(body.max_tokens).toBe(321);
       expect(body.temperature).toBe(0);
+      expect(body.output_config).toEqual({ effort: 'low' });
       expect(body.tools).toEqual([{ name: 'get_weather', description: 'Weather for a city', input_schema: inputSchema }]);
       expect(body.tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
       expect(body.stream).toBeUndefined();
+    });
+
+    it.each(['claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-5-5'])(
+      'sends %s nothing it answers 400 to: no sampling parameters, no forced tool choice, no thinking setting; effort as output_config',
+      async (name) => {
+        fake.enqueue({ text: 'ok' });
+        const tools = [{ name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: {} } }];
+        const response = await model.generate(request({ model: name, temperature: 0, effort: 'medium', tools, toolChoice: { type: 'any' } }));
+
+        const { body } = fake.requests[0]!;
+        expect(response.content.at(-1)).toEqual({ type: 'text', text: 'ok' });
+        expect(body).not.toHaveProperty('temperature');
+        expect(body).not.toHaveProperty('tool_choice');
+        expect(body).not.toHaveProperty('thinking');
+        expect(body.output_config).toEqual({ effort: 'medium' });
+      },
+    );
+
+    it('sends an unknown model only what every model accepts', async () => {
+      fake.enqueue({ text: 'ok' });
+      await model.generate(request({ model: 'claude-nova-9', temperature: 0, effort: 'low', toolChoice: { type: 'any' }, tools: [{ name: 't', description: 'd', inputSchema: { type: 'object' } }] }));
+      const { body } = fake.requests[0]!;
+      expect(body).not.toHaveProperty('temperature');
+      expect(body).not.toHaveProperty('output_config');
+      expect(body).not.toHaveProperty('tool_choice');
+    });
+
+    it('refuses to send an assistant prefill to a model that rejects it (a bug, not a request)', async () => {
+      const prefill = request({ model: 'claude-haiku-5-5', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Sure' }] });
+      await expect(model.generate(prefill)).rejects.toThrow(/prefill/);
+      expect(fake.requests).toHaveLength(0);
     });
 
     it('leaves out temperature, tools and tool_choice when not given (or no tools)', async () => {
@@ -151,15 +205,46 @@ describe('AnthropicModel against the fake Anthropic API', () => {
       expect(response.usage).toEqual({ inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 });
     });
 
-    it('drops block types Herald does not use (thinking, server tools)', async () => {
+    it('keeps thinking and redacted thinking blocks exactly as sent, in order, and drops block types Herald does not use', async () => {
+      const thinking = fake.thinkingBlock('The user wants the weather.');
       fake.enqueue({
         content: [
-          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+          thinking,
+          { type: 'redacted_thinking', data: 'opaque-data' },
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
           { type: 'text', text: 'Answer.', citations: null },
         ],
       });
       const response = await model.generate(request());
-      expect(response.content).toEqual([{ type: 'text', text: 'Answer.' }]);
+      expect(response.content).toEqual([
+        { type: 'thinking', thinking: 'The user wants the weather.', signature: thinking.signature },
+        { type: 'redacted_thinking', data: 'opaque-data' },
+        { type: 'text', text: 'Answer.' },
+      ]);
+    });
+
+    it('hands thinking blocks back byte-identical on the next request of a tool loop', async () => {
+      fake.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] }, { text: 'Cold.' });
+      const tools = [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }];
+      const first = await model.generate(request({ model: 'claude-sonnet-5-5', tools }));
+      const toolUse = first.content.find((block) => block.type === 'tool_use')!;
+      expect(first.content[0]).toMatchObject({ type: 'thinking' });
+
+      const second = await model.generate(
+        request({
+          model: 'claude-sonnet-5-5',
+          tools,
+          messages: [
+            { role: 'user', content: 'weather in Oslo?' },
+            { role: 'assistant', content: first.content },
+            { role: 'user', content: [{ type: 'tool_result', toolUseId: toolUse.id, content: '{"temp":-3}' }] },
+          ],
+        }),
+      );
+
+      expect(second.content.at(-1)).toEqual({ type: 'text', text: 'Cold.' });
+      const sentBack = (fake.requests[1]!.body.messages as Array<{ content: unknown[] }>)[1]!.content[0];
+      expect(JSON.stringify(sentBack)).toBe(JSON.stringify(first.content[0]));
     });
 
     it.each([
@@ -197,7 +282,7 @@ describe('AnthropicModel against the fake Anthropic API', () => {
       [400, 'rejected'],
       [401, 'rejected'],
       [403, 'rejected'],
-      [404, 'rejected'],
+      [404, 'model_not_found'],
       [413, 'rejected'],
     ] as const)('HTTP %i becomes a ModelError with reason %s', async (status, reason) => {
       const error = await failureFor({ status });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { localDateTimeSchema, recurrenceSchema } from '../../reminders/reminder-schedule.js';
+import { recurrenceSchema } from '../../reminders/reminder-schedule.js';
+import { dateTimeInputSchema, resolveDateTimeInput } from '../../tools/date-time-input.js';
 import type { ReminderResult, ReminderService } from '../../reminders/reminder-service.js';
 import { defineTool, ok, toolError, type ToolDefinition, type ToolResult } from '../../tools/tool.js';
 
@@ -12,8 +13,29 @@ const whenAmbiguous = z
   .optional()
   .describe('Only when the user chose: which of the two times a local time that happens twice (DST fall-back night) means');
 
-function asToolResult<Value>(result: ReminderResult<Value>, effect: string): ToolResult {
-  return result.ok ? ok({ effect, reminder: result.value }) : toolError(result.error);
+function asToolResult<Value>(result: ReminderResult<Value>, effect: string, note?: string): ToolResult {
+  return result.ok ? ok({ effect, reminder: result.value, ...(note ? { note } : {}) }) : toolError(result.error);
+}
+
+const atInput = dateTimeInputSchema.describe(
+  "When: the user's local date and time (2026-03-02T09:00), or an ISO timestamp with its UTC offset (2026-03-02T09:00:00-05:00)",
+);
+
+/**
+ * `at` as the reminder service takes it: the user's wall-clock time. An ISO timestamp with
+ * an offset is one instant; when the offset is not the user's zone's, the instant wins and
+ * `note` says the local time (and for a time the clocks show twice, which of the two).
+ */
+function localAt(
+  at: string | undefined,
+  whenAmbiguous: 'earlier' | 'later' | undefined,
+  timezone: string,
+): { ok: true; at?: string; whenAmbiguous?: 'earlier' | 'later'; note?: string } | { ok: false; result: ToolResult } {
+  if (at === undefined) return { ok: true, ...(whenAmbiguous ? { whenAmbiguous } : {}) };
+  const resolved = resolveDateTimeInput(at, timezone);
+  if (!resolved.ok) return { ok: false, result: toolError(resolved.error) };
+  const chosen = resolved.whenAmbiguous ?? whenAmbiguous;
+  return { ok: true, at: resolved.local, ...(chosen ? { whenAmbiguous: chosen } : {}), ...(resolved.note ? { note: resolved.note } : {}) };
 }
 
 /** scheduler-agent's tools (names are part of the contract). */
@@ -22,15 +44,20 @@ export function schedulerTools(reminders: ReminderService): ToolDefinition[] {
     defineTool({
       name: 'create_scheduled_job',
       description:
-        'Create a reminder. `at` is the local wall-clock time in the user\'s time zone (no offset) of the reminder, or of its first occurrence when it repeats. Fails with an explanation (and saves nothing) if the time is past, does not exist or is ambiguous, or the text is too long.',
+        "Create a reminder. `at` is when it fires (its first time, when it repeats): preferably the user's local wall-clock time. Fails with an explanation (and saves nothing) if the time is past, does not exist or is ambiguous, or the text is too long.",
       mutates: true,
       inputSchema: z.object({
         text: z.string().max(20_000).describe('What to remind the user about, short, e.g. "Call mom"'),
-        at: localDateTimeSchema.describe('Local date and time, e.g. 2026-03-02T09:00'),
+        at: atInput,
         recurrence: recurrenceSchema.optional().describe('Only for repeating reminders'),
         whenAmbiguous,
       }),
-      run: async (input, context) => asToolResult(await reminders.create(context.userId, context.timezone, input), 'created'),
+      run: async (input, context) => {
+        const when = localAt(input.at, input.whenAmbiguous, context.timezone);
+        if (!when.ok) return when.result;
+        const created = await reminders.create(context.userId, context.timezone, { ...input, at: when.at!, whenAmbiguous: when.whenAmbiguous });
+        return asToolResult(created, 'created', when.note);
+      },
     }),
     defineTool({
       name: 'get_scheduled_jobs',
@@ -54,14 +81,18 @@ export function schedulerTools(reminders: ReminderService): ToolDefinition[] {
         .object({
           ...target,
           text: z.string().max(20_000).optional(),
-          at: localDateTimeSchema.optional(),
+          at: atInput.optional(),
           recurrence: recurrenceSchema.nullable().optional(),
           whenAmbiguous,
         })
         .refine((input) => input.reminderId || input.match, 'give reminderId or match')
         .refine((input) => input.text !== undefined || input.at !== undefined || input.recurrence !== undefined, 'give something to change: text, at or recurrence'),
-      run: async (input, context) =>
-        asToolResult(await reminders.update(context.userId, input, { text: input.text, at: input.at, recurrence: input.recurrence, whenAmbiguous: input.whenAmbiguous }), 'updated'),
+      run: async (input, context) => {
+        const when = localAt(input.at, input.whenAmbiguous, context.timezone);
+        if (!when.ok) return when.result;
+        const updated = await reminders.update(context.userId, input, { text: input.text, at: when.at, recurrence: input.recurrence, whenAmbiguous: when.whenAmbiguous });
+        return asToolResult(updated, 'updated', when.note);
+      },
     }),
     defineTool({
       name: 'delete_scheduled_job',

@@ -1,5 +1,6 @@
 import type { AgentRegistry } from '../../../src/agents/agent-registry.js';
 import type { ModelClient } from '../../../src/model/model-client.js';
+import type { ModelRoles } from '../../../src/model/model-roles.js';
 import type { OrchestratorDependencies, OrchestratorLimits } from '../../../src/orchestrator/orchestrate.js';
 import { InMemoryPlanStore } from '../../../src/orchestrator/plan-store.js';
 import { ManualClock, type Clock } from '../../../src/shared/clock.js';
@@ -22,7 +23,11 @@ export const testLimits: OrchestratorLimits = {
   replyMaxTokens: 512,
 };
 
-export const testModels = { planner: 'test-planner-model', agent: 'test-agent-model', composer: 'test-composer-model' };
+export const testModels: ModelRoles = {
+  planner: { name: 'test-planner-model', fallbacks: [] },
+  agent: { name: 'test-agent-model', fallbacks: [] },
+  composer: { name: 'test-composer-model', fallbacks: [] },
+};
 
 export interface TestDepsOptions {
   model: ModelClient;

@@ -48,6 +48,8 @@ export const callsFor = (model: ScriptedModel, purpose: string): ModelRequest[] 
 function blockText(block: ContentBlock): string {
   if (block.type === 'text') return block.text;
   if (block.type === 'tool_result') return block.content;
+  if (block.type === 'thinking') return block.thinking;
+  if (block.type === 'redacted_thinking') return block.data;
   return `${block.name} ${JSON.stringify(block.input)}`;
 }
 

@@ -1,0 +1,77 @@
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { estimateTokens } from '../shared/tokens.js';
+import type { ContentBlock, ModelMessage, ModelRequest, ToolSpec } from './model-client.js';
+import type { ModelProfile } from './model-profiles.js';
+
+/**
+ * The Messages API body for a request, built from the profile of the model it goes to:
+ * settings the model refuses are left out (sampling parameters, effort) or relaxed
+ * (forced tool choice becomes auto), and a cache breakpoint is placed only where the
+ * prefix reaches the model's minimum cacheable length. Herald never sends `thinking`:
+ * current models think adaptively by default and refuse budgets and "disabled".
+ */
+export function messageParams(request: ModelRequest, profile: ModelProfile): MessageCreateParamsNonStreaming {
+  const last = request.messages[request.messages.length - 1];
+  if (last?.role === 'assistant' && !profile.accepts.assistantPrefill) {
+    // Nothing in Herald prefills; a request that does is a bug, not something to send.
+    throw new Error(`a request to ${request.model} ends with an assistant message (prefill), which the model refuses`);
+  }
+  const tools = request.tools && request.tools.length > 0 ? request.tools.map(toToolParam) : undefined;
+  const toolChoice = tools && request.toolChoice && (request.toolChoice.type === 'auto' || profile.accepts.forcedToolChoice) ? request.toolChoice : undefined;
+  return {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    system: systemParams(request, profile),
+    messages: request.messages.map(toMessageParam),
+    ...(tools ? { tools } : {}),
+    ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(request.temperature !== undefined && profile.accepts.samplingParameters ? { temperature: request.temperature } : {}),
+    ...(request.effort && profile.accepts.effort ? { output_config: { effort: request.effort } } : {}),
+  };
+}
+
+/**
+ * System blocks, with `cache_control` on a block marked `cache` only when everything up to
+ * and including it (the tools, then the system blocks) is long enough to be cached. A
+ * shorter marked prefix would not be cached anyway; leaving the marker off keeps requests
+ * honest about what they ask for.
+ */
+function systemParams(request: ModelRequest, profile: ModelProfile): TextBlockParam[] {
+  let prefixTokens = request.tools && request.tools.length > 0 ? estimateTokens(JSON.stringify(request.tools.map(toToolParam))) : 0;
+  return request.system.map((block): TextBlockParam => {
+    prefixTokens += estimateTokens(block.text);
+    const cacheable = block.cache === true && prefixTokens >= profile.minimumCacheableTokens;
+    return { type: 'text', text: block.text, ...(cacheable ? { cache_control: { type: 'ephemeral' } } : {}) };
+  });
+}
+
+function toMessageParam(message: ModelMessage): MessageParam {
+  if (typeof message.content === 'string') return { role: message.role, content: message.content };
+  return { role: message.role, content: message.content.map(toContentBlockParam) };
+}
+
+/** Thinking blocks go back exactly as they came: same text, same signature, same place. */
+function toContentBlockParam(block: ContentBlock): ContentBlockParam {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool_result':
+      return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, ...(block.isError ? { is_error: true } : {}) };
+  }
+}
+
+function toToolParam(tool: ToolSpec): Tool {
+  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] };
+}

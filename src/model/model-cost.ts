@@ -1,0 +1,25 @@
+import type { TokenUsage } from './model-client.js';
+import { profileFor, type TokenPrices } from './model-profiles.js';
+
+/**
+ * What one call (or a sum of calls to one model) cost, in USD, from the model's profile.
+ * `inputTokens` is what the API bills at the full input rate: it excludes the prompt
+ * tokens read from or written to the cache, which have their own rates.
+ */
+export function costOfUsage(model: string, usage: TokenUsage): number {
+  const profile = profileFor(model);
+  const promptTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  const prices: TokenPrices =
+    profile.longPromptPrices && promptTokens > profile.longPromptPrices.aboveTokens ? profile.longPromptPrices : profile.prices;
+  const dollars =
+    usage.inputTokens * prices.input +
+    usage.outputTokens * prices.output +
+    usage.cacheWriteTokens * prices.cacheWrite +
+    usage.cacheReadTokens * prices.cacheRead;
+  return dollars / 1_000_000;
+}
+
+/** USD rounded to micro-dollars, the precision Herald stores. */
+export function roundUsd(dollars: number): number {
+  return Math.round(dollars * 1_000_000) / 1_000_000;
+}

@@ -1,0 +1,40 @@
+import type { Logger } from '../logging/logger.js';
+import type { ModelRequest } from './model-client.js';
+import { conservativeProfile, isKnownModel, type Effort } from './model-profiles.js';
+
+/** The model one role (planner, agents, composer) uses: a primary, its fallbacks, and an effort level. */
+export interface RoleModel {
+  name: string;
+  /** Tried in order when the primary is unavailable. */
+  fallbacks: readonly string[];
+  effort?: Effort | undefined;
+}
+
+/** Every role's model. */
+export interface ModelRoles {
+  planner: RoleModel;
+  agent: RoleModel;
+  composer: RoleModel;
+}
+
+/** The request fields that say which model answers a role, and how hard it works. */
+export function roleRequest(role: RoleModel): Pick<ModelRequest, 'model' | 'fallbackModels' | 'effort'> {
+  return { model: role.name, fallbackModels: role.fallbacks, ...(role.effort ? { effort: role.effort } : {}) };
+}
+
+/**
+ * Warns, once at start-up, about every configured model name Herald has no profile for:
+ * such a model is sent only the settings every model accepts, caches only long prompts,
+ * and is costed at the highest current prices.
+ */
+export function warnAboutUnknownModels(roles: ModelRoles, logger: Logger): string[] {
+  const names = new Set(Object.values(roles).flatMap((role: RoleModel) => [role.name, ...role.fallbacks]));
+  const unknown = [...names].filter((name) => !isKnownModel(name));
+  for (const model of unknown) {
+    logger.warn(
+      { model, costedAtPerMillion: conservativeProfile.prices },
+      'unknown model name: using the conservative profile (no sampling parameters, no effort, no forced tool choice; costed at the highest prices)',
+    );
+  }
+  return unknown;
+}
