@@ -273,7 +273,7 @@ export class FakeAnthropicServer {
   }
 
   /** A thinking block signed as this server signs them, for scripting exact `content`. */
-  thinkingBlock(text: string): ThinkingContent {
+  thinkingBlock(text: string): SignedThinkingBlock {
     return this.signer.thinking(text);
   }
 
