@@ -1,0 +1,170 @@
+/**
+ * The fake Anthropic server is as strict as the real service for the 5.x generation
+ * (issue 7): what Claude Sonnet/Haiku 5.5 answer 400 to, it answers 400 to, in Anthropic's
+ * error shape; their answers carry signed thinking blocks that a tool loop must hand back
+ * unchanged; and a marked prefix long enough for the model is cached for five minutes.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAnthropicServer } from './fake-anthropic-server.js';
+
+const weatherTool = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
+const hello = { role: 'user' as const, content: 'hello' };
+
+describe('FakeAnthropicServer: the current generation\'s rules', () => {
+  let fake: FakeAnthropicServer;
+  let client: Anthropic;
+  let clock = 0;
+
+  beforeAll(async () => {
+    fake = await FakeAnthropicServer.start({ now: () => clock });
+    client = new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
+  });
+  afterEach(() => fake.reset());
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  async function refusal(params: MessageCreateParamsNonStreaming): Promise<InstanceType<typeof Anthropic.BadRequestError>> {
+    // Nothing is scripted: a request that got past the rules would meet the fake's 500 instead.
+    const error = await client.messages.create(params).then(
+      () => expect.fail('the request should have been refused'),
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    return error as InstanceType<typeof Anthropic.BadRequestError>;
+  }
+
+  describe.each(['claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-5-5'])('%s answers 400 to', (model) => {
+    it.each([
+      ['temperature', { temperature: 0 }],
+      ['top_p', { top_p: 0.9 }],
+      ['top_k', { top_k: 5 }],
+    ])('a sampling parameter (%s)', async (name, extra) => {
+      const error = await refusal({ model, max_tokens: 64, messages: [hello], ...extra });
+      expect(error.status).toBe(400);
+      expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining(name) } });
+    });
+
+    it.each([{ type: 'any' as const }, { type: 'tool' as const, name: 'get_weather' }])('forced tool choice (%o)', async (toolChoice) => {
+      const error = await refusal({ model, max_tokens: 64, messages: [hello], tools: [weatherTool], tool_choice: toolChoice });
+      expect(error.message).toContain('tool_choice');
+    });
+
+    it('a thinking budget, and thinking "disabled"', async () => {
+      await refusal({ model, max_tokens: 4096, messages: [hello], thinking: { type: 'enabled', budget_tokens: 2048 } });
+      await refusal({ model, max_tokens: 64, messages: [hello], thinking: { type: 'disabled' } });
+    });
+
+    it('assistant prefill', async () => {
+      const error = await refusal({ model, max_tokens: 64, messages: [hello, { role: 'assistant', content: 'Sure, here' }] });
+      expect(error.message).toContain('prefill');
+    });
+
+    it('but accepts effort, auto tool choice and adaptive thinking', async () => {
+      fake.enqueue({ text: 'fine' });
+      const message = await client.messages.create({ model, max_tokens: 64, messages: [hello], tools: [weatherTool], tool_choice: { type: 'auto' }, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+      expect(message.content.at(-1)).toMatchObject({ type: 'text', text: 'fine' });
+    });
+  });
+
+  it('last generation takes sampling parameters and forced tool choice, and refuses effort where it had none', async () => {
+    fake.enqueue({ text: 'ok' }, { text: 'ok' });
+    await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 64, temperature: 0, messages: [hello], tools: [weatherTool], tool_choice: { type: 'any' }, output_config: { effort: 'low' } });
+    await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 64, temperature: 0, messages: [hello] });
+    const error = await refusal({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [hello], output_config: { effort: 'low' } });
+    expect(error.message).toContain('effort');
+  });
+
+  describe('thinking blocks', () => {
+    it('come first in a 5.x answer, signed; older models do not think unasked', async () => {
+      fake.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] }, { toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] });
+      const current = await client.messages.create({ model: 'claude-haiku-5-5', max_tokens: 256, messages: [hello], tools: [weatherTool] });
+      const older = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [hello], tools: [weatherTool] });
+      expect(current.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+      expect(current.content[0]).toMatchObject({ thinking: expect.any(String), signature: expect.any(String) });
+      expect(older.content.map((block) => block.type)).toEqual(['tool_use']);
+    });
+
+    it('must come back unchanged with the tool use in the next request of the loop', async () => {
+      fake.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] });
+      const first = await client.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 256, messages: [hello], tools: [weatherTool] });
+      const [thinking, toolUse] = first.content as [Anthropic.ThinkingBlock, Anthropic.ToolUseBlock];
+      const result = { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: toolUse.id, content: '-3°C' }] };
+      const next = (assistant: Anthropic.ContentBlockParam[]): MessageCreateParamsNonStreaming => ({
+        model: 'claude-sonnet-5-5',
+        max_tokens: 256,
+        tools: [weatherTool],
+        messages: [hello, { role: 'assistant', content: assistant }, result],
+      });
+
+      const dropped = await refusal(next([{ type: 'tool_use', id: toolUse.id, name: toolUse.name, input: toolUse.input }]));
+      expect(dropped.message).toContain('must start with a thinking block');
+      const edited = await refusal(next([{ ...thinking, thinking: `${thinking.thinking} (edited)` }, { type: 'tool_use', id: toolUse.id, name: toolUse.name, input: toolUse.input }]));
+      expect(edited.message).toContain('signature');
+
+      fake.enqueue({ text: 'Cold.' });
+      const answer = await client.messages.create(next([thinking, { type: 'tool_use', id: toolUse.id, name: toolUse.name, input: toolUse.input }]));
+      expect(answer.content.at(-1)).toMatchObject({ type: 'text', text: 'Cold.' });
+    });
+
+    it('may be redacted, and a redacted block too must come back as it was', async () => {
+      fake.enqueue({ toolCalls: [{ name: 'get_weather', input: {} }], thinking: 'redacted' }, { text: 'done' });
+      const first = await client.messages.create({ model: 'claude-haiku-5-5', max_tokens: 256, messages: [hello], tools: [weatherTool] });
+      const [redacted, toolUse] = first.content as [Anthropic.RedactedThinkingBlock, Anthropic.ToolUseBlock];
+      expect(redacted.type).toBe('redacted_thinking');
+      const answer = await client.messages.create({
+        model: 'claude-haiku-5-5',
+        max_tokens: 256,
+        tools: [weatherTool],
+        messages: [hello, { role: 'assistant', content: [redacted, toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'ok' }] }],
+      });
+      expect(answer.content.at(-1)).toMatchObject({ type: 'text', text: 'done' });
+    });
+  });
+
+  describe('the prompt cache', () => {
+    const longSystem = 'Herald answers text messages. '.repeat(200); // ~1,500 tokens
+    const params = (model: string, marked: boolean, user = 'hello'): MessageCreateParamsNonStreaming => ({
+      model,
+      max_tokens: 64,
+      system: [{ type: 'text', text: longSystem, ...(marked ? { cache_control: { type: 'ephemeral' as const } } : {}) }, { type: 'text', text: `per-user ${user}` }],
+      messages: [{ role: 'user', content: user }],
+    });
+
+    it('writes a marked prefix once, reads it when it repeats within five minutes, and writes it again after', async () => {
+      fake.setFallback({ text: 'ok', thinking: false });
+      clock = 0;
+      const first = await client.messages.create(params('claude-sonnet-5-5', true, 'one'));
+      clock = 4 * 60_000;
+      const second = await client.messages.create(params('claude-sonnet-5-5', true, 'two'));
+      clock += 5 * 60_000 + 1;
+      const third = await client.messages.create(params('claude-sonnet-5-5', true, 'three'));
+
+      expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1024);
+      expect(first.usage.cache_read_input_tokens).toBe(0);
+      expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+      expect(second.usage.cache_creation_input_tokens).toBe(0);
+      // What is billed at the full rate is only the part after the cached prefix, on both.
+      expect(Math.abs(second.usage.input_tokens - first.usage.input_tokens)).toBeLessThan(10);
+      expect(third.usage.cache_read_input_tokens).toBe(0);
+      expect(third.usage.cache_creation_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    });
+
+    it('caches nothing unmarked, nothing below the model\'s floor, and nothing across models', async () => {
+      fake.setFallback({ text: 'ok', thinking: false });
+      await client.messages.create(params('claude-sonnet-5-5', false));
+      const unmarked = await client.messages.create(params('claude-sonnet-5-5', false));
+      await client.messages.create(params('claude-haiku-5-5', true)); // ~1,500 tokens is under Haiku 5.5's 2,048
+      const belowFloor = await client.messages.create(params('claude-haiku-5-5', true));
+      await client.messages.create(params('claude-sonnet-5-5', true));
+      const otherModel = await client.messages.create(params('claude-opus-5-5', true));
+
+      expect(unmarked.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      expect(belowFloor.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      expect(otherModel.usage.cache_read_input_tokens).toBe(0);
+      expect(otherModel.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    });
+  });
+});
