@@ -50,10 +50,12 @@ export function resolveDateTimeInput(value: string, zone: string): ResolvedDateT
   const ambiguity = whichOfTwo(inZone, zone);
   const resolved = { ok: true as const, local, ...(ambiguity ? { whenAmbiguous: ambiguity } : {}) };
   if (instant.offset === inZone.offset) return resolved;
-  return {
-    ...resolved,
-    note: `The time was given as ${value} (UTC${instant.toFormat('ZZ')}), but ${zone} is at UTC${inZone.toFormat('ZZ')} then. The instant was kept: it is ${inZone.toFormat("ccc d LLL yyyy, HH:mm")} in the user's time zone. Tell the user this local time.`,
-  };
+  const localWords = `${inZone.toFormat('HH:mm')} on ${inZone.toFormat('ccc d LLL yyyy')} in the user's time zone (${zone})`;
+  const note =
+    instant.offset === 0
+      ? `The time was given in UTC: that is ${localWords}. Tell the user this local time.`
+      : `The time was given with offset UTC${instant.toFormat('ZZ')}, but ${zone} is at UTC${inZone.toFormat('ZZ')} then. The instant was kept: it is ${localWords}. Tell the user this local time.`;
+  return { ...resolved, note };
 }
 
 /** "2026-03-02T09:00", with seconds only when they are not zero. */
