@@ -156,6 +156,37 @@ describe('runToolLoop', () => {
     expect(model.remaining).toBe(1);
   });
 
+  it('ends as repeated_invalid_input when input that was refused comes again unchanged (bad arguments or an unknown tool)', async () => {
+    const badArguments = loop([callTool('add', { a: 'two', b: 3 }), callTool('add', { b: 3, a: 'two' }), callTool('finish', { answer: 5 })]);
+    const result = await badArguments.run();
+    expect(result).toMatchObject({ stop: 'repeated_invalid_input', modelCalls: 2, inputError: expect.stringMatching(/^Invalid arguments for add: a: /) });
+    expect(ran).toEqual([]);
+
+    const unknownTool = loop([callTool('subtract', { a: 1 }), callTool('subtract', { a: 1 })]);
+    await expect(unknownTool.run()).resolves.toMatchObject({ stop: 'repeated_invalid_input', modelCalls: 2, inputError: expect.stringContaining('not available') });
+
+    const badFinish = loop([callTool('finish', { answer: 'five' }), callTool('finish', { answer: 'five' })]);
+    await expect(badFinish.run()).resolves.toMatchObject({ stop: 'repeated_invalid_input', modelCalls: 2 });
+  });
+
+  it('keeps correcting when the invalid input changes', async () => {
+    const { run } = loop([callTool('add', { a: 'two', b: 3 }), callTool('add', { a: '2', b: 3 }), callTool('add', { a: 2, b: 3 }), callTool('finish', { answer: 5 })]);
+    await expect(run()).resolves.toMatchObject({ stop: 'finished', modelCalls: 4 });
+    expect(ran).toEqual(['add:2+3']);
+  });
+
+  it('hands thinking blocks back with the tool calls, unchanged and in order', async () => {
+    const thinking = [
+      { type: 'thinking' as const, thinking: 'I should add them.', signature: 'sig-1' },
+      { type: 'redacted_thinking' as const, data: 'opaque' },
+    ];
+    const { model, run } = loop([{ ...callTool('add', { a: 1, b: 2 }), thinking }, callTool('finish', { answer: 3 })]);
+    await run();
+    const assistant = model.calls[1]!.messages[1]!;
+    expect(assistant.role).toBe('assistant');
+    expect(assistant.content).toEqual([...thinking, { type: 'tool_use', id: expect.any(String), name: 'add', input: { a: 1, b: 2 } }]);
+  });
+
   it('does not call it a stall when the arguments change, or the same call returns later', async () => {
     const { run } = loop([callTool('add', { a: 2, b: 3 }), callTool('add', { a: 2, b: 4 }), callTool('add', { a: 2, b: 3 }), callTool('finish', { answer: 5 })]);
     const result = await run();

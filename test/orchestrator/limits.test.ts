@@ -326,3 +326,47 @@ describe('a plan recovered by a replan', () => {
     expect(result.status).toBe('succeeded');
   });
 });
+
+describe('the per-turn model budget (TURN_MAX_MODEL_CALLS, TURN_MAX_INPUT_TOKENS)', () => {
+  /** An agent that never finishes: a new, valid lookup every call. */
+  const endlessLookups = (count: number) => Array.from({ length: count }, (_, index) => callTool('lookup', { query: `page ${index}` }));
+
+  it('stops at the call limit with what is done; the last call writes an honest reply', async () => {
+    const model = new ScriptedModel([
+      createPlan([step('s1', 'notes-agent', 'Add the note "milk"'), step('s2', 'lookup-agent', 'Look up every train this year')]),
+      callTool('add_note', { text: 'milk' }),
+      complete({ summary: 'Added milk', created: [{ description: 'milk' }] }),
+      // Attempt 1 hits the 6-call iteration cap; its retry gets two calls before the budget (11 for work) runs out.
+      ...endlessLookups(8),
+      say('I added milk, but looking up every train was too much for one message.'),
+    ]);
+    const deps = makeDeps({ model, limits: { turnMaxModelCalls: 12, stepMaxRetries: 2, maxReplans: 3 } });
+
+    const result = await orchestrate(makeContext({ text: 'add milk and look up every train this year' }), deps);
+
+    expect(result.modelCalls).toBe(12);
+    expect(purposes(model)).toEqual(['planner', 'notes-agent', 'notes-agent', ...Array(8).fill('lookup-agent'), 'composer']);
+    expect(model.remaining).toBe(0);
+    expect(result).toMatchObject({ status: 'failed', failure: { blame: 'budget' }, reply: 'I added milk, but looking up every train was too much for one message.' });
+    expect(deps.world.notes.map((note) => note.text)).toEqual(['milk']);
+    expect(lastMessageText(callsFor(model, 'composer')[0]!)).toContain('the turn reached its limit of 12 model calls');
+    // The first lookup attempt hit the iteration cap and was retried; the retry ran into the budget: no more retries, no replan.
+    expect(deps.logs.lines.filter((line) => line.event === 'step_failed').map((line) => line.errorKind)).toEqual(['model', 'budget']);
+    expect(deps.logs.lines.some((line) => line.event === 'plan_replanned')).toBe(false);
+  });
+
+  it('stops on input tokens too, and says so without a model when even the reply cannot be written', async () => {
+    const model = new ScriptedModel([
+      { ...createPlan([step('s1', 'lookup-agent', 'Look up the weather')]), usage: { inputTokens: 6_000 } },
+      { ...callTool('lookup', { query: 'weather' }), usage: { inputTokens: 5_000 } },
+      say('never reached'),
+    ]);
+    const deps = makeDeps({ model, limits: { turnMaxInputTokens: 10_000 } });
+
+    const result = await orchestrate(makeContext({ text: 'weather?' }), deps);
+
+    expect(result.modelCalls).toBe(2);
+    expect(model.remaining).toBe(1);
+    expect(result).toMatchObject({ status: 'failed', failure: { blame: 'budget' }, reply: fallbackReply('budget', 'en') });
+  });
+});
