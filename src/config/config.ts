@@ -45,6 +45,14 @@ function toConfig(environment: Environment) {
         fallbacks: environment.MODEL_PLANNER_FALLBACK ?? defaultFallbacks(environment.MODEL_PLANNER),
         effort: environment.MODEL_PLANNER_EFFORT,
       },
+      plannerLight:
+        environment.MODEL_PLANNER_LIGHT.toLowerCase() === 'none'
+          ? undefined
+          : {
+              name: environment.MODEL_PLANNER_LIGHT,
+              fallbacks: environment.MODEL_PLANNER_LIGHT_FALLBACK ?? defaultFallbacks(environment.MODEL_PLANNER_LIGHT),
+              effort: environment.MODEL_PLANNER_EFFORT,
+            },
       agent: {
         name: environment.MODEL_AGENT,
         fallbacks: environment.MODEL_AGENT_FALLBACK ?? defaultFallbacks(environment.MODEL_AGENT),

@@ -31,6 +31,8 @@ export function messageParams(request: ModelRequest, profile: ModelProfile): Mes
     messages: request.messages.map(toMessageParam),
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    // SDK 1.x no longer types sampling parameters (current models refuse them); models that
+    // still take them get `temperature` as a plain body field.
     ...(request.temperature !== undefined && profile.accepts.samplingParameters ? { temperature: request.temperature } : {}),
     ...(request.effort && profile.accepts.effort ? { output_config: { effort: request.effort } } : {}),
   };

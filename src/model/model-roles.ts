@@ -13,6 +13,12 @@ export interface RoleModel {
 /** Every role's model. */
 export interface ModelRoles {
   planner: RoleModel;
+  /**
+   * Plans messages whose wording points to no agent (greetings, questions, small talk),
+   * which are mostly answered directly: a cheaper model for the commonest turns. It can
+   * still make a plan; replanning always uses `planner`. Absent: `planner` does it all.
+   */
+  plannerLight?: RoleModel | undefined;
   agent: RoleModel;
   composer: RoleModel;
 }
@@ -28,7 +34,8 @@ export function roleRequest(role: RoleModel): Pick<ModelRequest, 'model' | 'fall
  * and is costed at the highest current prices.
  */
 export function warnAboutUnknownModels(roles: ModelRoles, logger: Logger): string[] {
-  const names = new Set(Object.values(roles).flatMap((role: RoleModel) => [role.name, ...role.fallbacks]));
+  const configured = Object.values(roles).filter((role): role is RoleModel => role !== undefined);
+  const names = new Set(configured.flatMap((role) => [role.name, ...role.fallbacks]));
   const unknown = [...names].filter((name) => !isKnownModel(name));
   for (const model of unknown) {
     logger.warn(

@@ -70,6 +70,8 @@ export interface OrchestratorResult {
   usageByModel: ModelUsageLine[];
   /** What the turn's model calls cost, in USD, from the models' profiles. */
   costUsd: number;
+  /** Milliseconds spent waiting for the model (benchmarks subtract it to see Herald's own time). */
+  modelWaitMs: number;
 }
 
 const PLANNER_MAX_ITERATIONS = 4;
@@ -109,6 +111,7 @@ export async function orchestrate(
     usage: meter.usage,
     usageByModel: meter.byModel(),
     costUsd: meter.costUsd,
+    modelWaitMs: meter.waitingMs,
     ...(failure ? { failure } : {}),
   });
 
@@ -130,7 +133,10 @@ export async function orchestrate(
   };
   try {
     const hints = routeByPatterns(context.message.text, deps.registry);
-    const planning = await planRound(context, plannerDeps, {
+    // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
+    const planner = hints.length === 0 && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
+    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent) }, 'planning');
+    const planning = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
       signal,
       stepsAllowed: deps.limits.maxPlanSteps,
       turnSections: [routingHintsSection(hints)],

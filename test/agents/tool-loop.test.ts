@@ -180,7 +180,7 @@ describe('runToolLoop', () => {
       { type: 'thinking' as const, thinking: 'I should add them.', signature: 'sig-1' },
       { type: 'redacted_thinking' as const, data: 'opaque' },
     ];
-    const { model, run } = loop([{ ...callTool('add', { a: 1, b: 2 }), thinking }, callTool('finish', { answer: 3 })]);
+    const { model, run } = loop([{ toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }], thinking }, callTool('finish', { answer: 3 })]);
     await run();
     const assistant = model.calls[1]!.messages[1]!;
     expect(assistant.role).toBe('assistant');

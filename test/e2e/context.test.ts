@@ -27,7 +27,8 @@ describe('context assembly: what the model is shown', () => {
   let harness: HeraldHarness;
 
   beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock, env: { MODEL_PLANNER: PLANNER_MODEL } });
+    // One planner for every message here (no light planner for messages that name no agent).
+    harness = await HeraldHarness.start({ clock, env: { MODEL_PLANNER: PLANNER_MODEL, MODEL_PLANNER_LIGHT: 'none' } });
   });
   beforeEach(() => {
     harness.anthropic.reset();

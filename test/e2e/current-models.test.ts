@@ -58,7 +58,7 @@ describe('today\'s models, real model behaviour', () => {
     // The fake verified the hand-back (it answers 400 otherwise); here is the proof in the request itself.
     const [, firstAgentCall, secondAgentCall] = harness.anthropic.requests;
     expect(isAgentRequest(firstAgentCall!)).toBe(true);
-    const assistantTurn = (secondAgentCall!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>)[1]!;
+    const assistantTurn = (secondAgentCall!.body.messages as unknown as Array<{ role: string; content: Array<Record<string, unknown>> }>)[1]!;
     expect(assistantTurn.role).toBe('assistant');
     expect(assistantTurn.content[0]).toMatchObject({ type: 'thinking', thinking: THINKING, signature: expect.any(String) });
     expect(assistantTurn.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
@@ -116,7 +116,7 @@ describe('today\'s models, real model behaviour', () => {
     const prefix = (request: RecordedAnthropicRequest) => JSON.stringify([request.body.tools, (request.body.system as unknown[])[0]]);
 
     expect(prefix(first!)).toBe(prefix(second!));
-    expect((first!.body.system as Array<Record<string, unknown>>)[0]).toHaveProperty('cache_control', { type: 'ephemeral' });
+    expect((first!.body.system as unknown as Array<Record<string, unknown>>)[0]).toHaveProperty('cache_control', { type: 'ephemeral' });
     const turns = await harness.database.prisma.turn.findMany({ orderBy: { startedAt: 'desc' }, take: 2 });
     const [latest, earlier] = turns;
     expect(earlier!.cacheWriteTokens).toBeGreaterThan(1024);
@@ -149,7 +149,7 @@ describe('today\'s models, real model behaviour', () => {
 
 describe('a model name Herald does not know', () => {
   it('warns at start-up, sends only what every model accepts, and still answers', async () => {
-    const harness = await HeraldHarness.start({ env: { MODEL_PLANNER: 'claude-nova-9', MODEL_PLANNER_FALLBACK: 'none' } });
+    const harness = await HeraldHarness.start({ env: { MODEL_PLANNER: 'claude-nova-9', MODEL_PLANNER_FALLBACK: 'none', MODEL_PLANNER_LIGHT: 'none' } });
     try {
       const warning = harness.logs.lines.find((line) => line.model === 'claude-nova-9' && line.level === 40);
       expect(warning?.msg).toContain('unknown model name');

@@ -37,7 +37,8 @@ describe('model failures (no SDK retries)', () => {
     await harness.close();
   });
 
-  // Unavailability falls back to the planner's fallback (Sonnet 4.6); only when it fails too does the user get the apology.
+  // These messages name no agent, so the light planner (Haiku 5.5) takes them; unavailability falls back to its
+  // fallback (Haiku 4.5). Only when that fails too does the user get the apology.
   const unavailable: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
     { name: '500 internal error', phone: '+14155550301', answer: { error: { status: 500 } } },
     { name: '529 overloaded', phone: '+14155550302', answer: { error: { status: 529 } } },
@@ -50,7 +51,7 @@ describe('model failures (no SDK retries)', () => {
       const { reply, inbound, turns } = await exchange(harness, phone, `please help (${name})`);
 
       expect(reply).toMatchObject({ to: phone, body: apology });
-      expect(harness.anthropic.requests.slice(requestsBefore).map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-4-6']);
+      expect(harness.anthropic.requests.slice(requestsBefore).map((request) => request.body.model)).toEqual(['claude-haiku-5-5', 'claude-haiku-4-5']);
       expect(turns).toHaveLength(1);
       expect(turns[0]).toMatchObject({ status: 'failed', errorKind: 'model', modelCalls: 1, models: [] });
       expect(turns[0]?.errorMessage).toBeTruthy();
@@ -84,7 +85,7 @@ describe('model failures (no SDK retries)', () => {
 
     expect(reply.body).toBe('Hello from the fallback.');
     expect(turns[0]).toMatchObject({ status: 'succeeded', errorKind: null, modelCalls: 1 });
-    expect(turns[0]!.models).toEqual([expect.objectContaining({ model: 'claude-sonnet-4-6', calls: 1 })]);
+    expect(turns[0]!.models).toEqual([expect.objectContaining({ model: 'claude-haiku-4-5', calls: 1 })]);
     expect(Number(turns[0]!.costUsd)).toBeGreaterThan(0);
   });
 
@@ -103,7 +104,7 @@ describe('model failures (no SDK retries)', () => {
 describe('a model that never answers', () => {
   it('apologises after ANTHROPIC_TIMEOUT_MS, blaming a timeout', async () => {
     // No fallback here: this is about the timeout's blame, not about trying another model.
-    const harness = await HeraldHarness.start({ env: { ANTHROPIC_TIMEOUT_MS: '300', MODEL_PLANNER_FALLBACK: 'none' } });
+    const harness = await HeraldHarness.start({ env: { ANTHROPIC_TIMEOUT_MS: '300', MODEL_PLANNER_FALLBACK: 'none', MODEL_PLANNER_LIGHT_FALLBACK: 'none' } });
     try {
       harness.anthropic.enqueue({ hang: true });
       const started = performance.now();
@@ -150,7 +151,8 @@ describe('the SDK retrying on its own, then the fallback model', () => {
     try {
       const overloaded = { error: { status: 529, retryAfterSeconds: 0 } };
       harness.anthropic.enqueue(overloaded, overloaded, overloaded, { text: 'Sonnet 4.6 here: all good.' });
-      const { reply, turns } = await exchange(harness, '+14155550322', 'how are you?');
+      // "remind me" points to an agent: the full planner (Sonnet 5.5) takes it.
+      const { reply, turns } = await exchange(harness, '+14155550322', 'can you remind me of things?');
 
       expect(reply.body).toBe('Sonnet 4.6 here: all good.');
       expect(harness.anthropic.requests.map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-4-6']);

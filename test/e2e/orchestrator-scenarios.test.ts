@@ -96,8 +96,8 @@ describe('seed 001 manual scenarios through the webhook', () => {
     const [planner] = harness.anthropic.requests;
     expect(planner!.toolNames()).toEqual(expect.arrayContaining(['create_plan', 'resolve_date', 'resolve_time_range', 'get_current_time']));
     expect(planner!.toolNames()).not.toContain('complete_step');
-    // The default planner (Sonnet 5.5) refuses sampling parameters; it gets an effort level instead.
-    expect(planner!.body.model).toBe('claude-sonnet-5-5');
+    // Wording that names no agent goes to the light planner (Haiku 5.5): no sampling parameters, an effort level.
+    expect(planner!.body.model).toBe('claude-haiku-5-5');
     expect(planner!.body).not.toHaveProperty('temperature');
     expect(planner!.body.output_config).toEqual({ effort: 'medium' });
     expect(planRun).toMatchObject({ status: 'answered_directly', modelCalls: 1, version: 1, replans: 0 });

@@ -71,8 +71,11 @@ describe('FakeAnthropicServer: the current generation\'s rules', () => {
 
   it('last generation takes sampling parameters and forced tool choice, and refuses effort where it had none', async () => {
     fake.enqueue({ text: 'ok' }, { text: 'ok' });
-    await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 64, temperature: 0, messages: [hello], tools: [weatherTool], tool_choice: { type: 'any' }, output_config: { effort: 'low' } });
-    await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 64, temperature: 0, messages: [hello] });
+    // SDK 1.x no longer types sampling parameters (the current models refuse them); older models still take them.
+    const withTemperature = (params: MessageCreateParamsNonStreaming) => ({ ...params, temperature: 0 }) as MessageCreateParamsNonStreaming;
+    await client.messages.create(withTemperature({ model: 'claude-sonnet-4-6', max_tokens: 64, messages: [hello], tools: [weatherTool], tool_choice: { type: 'any' }, output_config: { effort: 'low' } }));
+    await client.messages.create(withTemperature({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [hello] }));
+    expect(fake.requests.map((request) => request.body.temperature)).toEqual([0, 0]);
     const error = await refusal({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [hello], output_config: { effort: 'low' } });
     expect(error.message).toContain('effort');
   });

@@ -3,7 +3,7 @@
  * with small values and exact model-call counts.
  */
 import { describe, expect, it } from 'vitest';
-import { ScriptedModel } from '../../src/model/scripted-model.js';
+import { ScriptedModel, type ScriptedTurn } from '../../src/model/scripted-model.js';
 import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
 import { TimeoutError } from '../../src/shared/errors.js';
@@ -357,8 +357,8 @@ describe('the per-turn model budget (TURN_MAX_MODEL_CALLS, TURN_MAX_INPUT_TOKENS
 
   it('stops on input tokens too, and says so without a model when even the reply cannot be written', async () => {
     const model = new ScriptedModel([
-      { ...createPlan([step('s1', 'lookup-agent', 'Look up the weather')]), usage: { inputTokens: 6_000 } },
-      { ...callTool('lookup', { query: 'weather' }), usage: { inputTokens: 5_000 } },
+      { ...createPlan([step('s1', 'lookup-agent', 'Look up the weather')]), usage: { inputTokens: 6_000 } } as ScriptedTurn,
+      { ...callTool('lookup', { query: 'weather' }), usage: { inputTokens: 5_000 } } as ScriptedTurn,
       say('never reached'),
     ]);
     const deps = makeDeps({ model, limits: { turnMaxInputTokens: 10_000 } });
