@@ -62,6 +62,11 @@ describe('today\'s models, real model behaviour', () => {
     expect(assistantTurn.role).toBe('assistant');
     expect(assistantTurn.content[0]).toMatchObject({ type: 'thinking', thinking: THINKING, signature: expect.any(String) });
     expect(assistantTurn.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+    // A sub-agent's prompt is shorter than Haiku 5.5's minimum cacheable prefix (2,048 tokens): not marked.
+    for (const agentCall of [firstAgentCall!, secondAgentCall!]) {
+      expect(agentCall.body.model).toBe('claude-haiku-5-5');
+      expect(JSON.stringify(agentCall.body.system)).not.toContain('cache_control');
+    }
 
     expect(messages.map((message) => message.content).join('\n')).not.toContain('PRIVATE-THINKING');
     expect(harness.twilio.messages.map((message) => message.body).join('\n')).not.toContain('PRIVATE-THINKING');
