@@ -9,6 +9,7 @@ import { AnthropicModel } from './model/anthropic-model.js';
 import type { ModelClient } from './model/model-client.js';
 import { UnconfiguredModel } from './model/unconfigured-model.js';
 import { FallbackModel } from './model/fallback-model.js';
+import { ConfirmationService } from './confirmations/confirmation-service.js';
 import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
@@ -135,7 +136,16 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
   };
+  // A held action names its agent and tool; YES runs that tool with the stored arguments.
+  const confirmations = new ConfirmationService(
+    prisma,
+    (agent, tool) => orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+    clock,
+    logger.child({ component: 'confirmations' }),
+    config.limits.confirmationTtlMs,
+  );
   const runner = new TurnRunner({
+    confirmations,
     prisma,
     users,
     outbox,

@@ -1,5 +1,5 @@
 import { addUsage, emptyUsage, toolCallsOf, responseText, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock } from '../model/model-client.js';
-import type { ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
+import type { ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
 import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
 import { describeError, HeraldError } from '../shared/errors.js';
 
@@ -13,6 +13,8 @@ export interface ToolCallRecord {
   result: unknown;
   /** Cut off by a timeout while running: it may or may not have taken effect. */
   interrupted?: boolean;
+  /** Held for the user's YES instead of run (the tool asked for confirmation). */
+  pendingConfirmation?: ConfirmationRequest;
 }
 
 /**
@@ -181,6 +183,11 @@ async function runOne(
   }
   let result: ToolResult;
   try {
+    if (tool.confirmation && !options.toolContext.confirmed) {
+      // Destructive or outward: held, with these exact arguments, until the user says YES.
+      const request = await untilAborted(tool.confirmation(parsed.data, options.toolContext), options.signal);
+      if (request) return held(name, parsed.data, tool.mutates, request);
+    }
     // A tool that ignores the signal cannot hold the step past its timeout (C-5, C-1).
     result = await untilAborted(tool.run(parsed.data, options.toolContext), options.signal);
   } catch (error) {
@@ -200,6 +207,18 @@ async function runOne(
   return {
     record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: result.output },
     content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
+  };
+}
+
+/** A call held for the user's YES: recorded as such, and reported to the model as not done. */
+function held(name: string, input: unknown, mutates: boolean, request: ConfirmationRequest): { record: ToolCallRecord; content: string } {
+  const result = { effect: 'pending_confirmation', question: request.question };
+  return {
+    record: { name, input, isError: false, mutates, result, pendingConfirmation: request },
+    content: JSON.stringify({
+      ...result,
+      status: 'NOT done yet: it needs the user\'s YES. Herald adds the question to the reply itself. Do not report it as done; say it awaits their confirmation.',
+    }),
   };
 }
 

@@ -10,6 +10,9 @@ import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { composeReply, replyWithoutComposing } from './composer.js';
+import { heldActions } from './held-actions.js';
+import { confirmationReply } from '../confirmations/confirmation-replies.js';
+import type { ConfirmationAsk } from '../confirmations/pending-action.js';
 import { executePlan, timeoutSignal, type ExecutionOutcome } from './executor.js';
 import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
 import { logPlanEvent } from './plan-events.js';
@@ -72,6 +75,8 @@ export interface OrchestratorResult {
   costUsd: number;
   /** Milliseconds spent waiting for the model (benchmarks subtract it to see Herald's own time). */
   modelWaitMs: number;
+  /** Actions held for the user's YES; the reply already asks about them. */
+  confirmation?: ConfirmationAsk;
 }
 
 const PLANNER_MAX_ITERATIONS = 4;
@@ -102,11 +107,18 @@ export async function orchestrate(
   const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
   const language = replyLanguage(context.user.language, context.message.text);
   const totals = () => ({ modelCalls: meter.calls, usage: meter.usage });
-  const result = (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']): OrchestratorResult => ({
+  const result = (
+    reply: string,
+    status: OrchestratorResult['status'],
+    path: OrchestratorResult['path'],
+    failure?: OrchestratorResult['failure'],
+    confirmation?: ConfirmationAsk,
+  ): OrchestratorResult => ({
     reply,
     status,
     path,
     planId,
+    ...(confirmation ? { confirmation } : {}),
     modelCalls: meter.calls,
     usage: meter.usage,
     usageByModel: meter.byModel(),
@@ -207,7 +219,13 @@ async function finish(
   replyModel: ModelClient,
   shutdown: AbortSignal | undefined,
   logger: Logger,
-  result: (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure']) => OrchestratorResult,
+  result: (
+    reply: string,
+    status: OrchestratorResult['status'],
+    path: OrchestratorResult['path'],
+    failure?: OrchestratorResult['failure'],
+    confirmation?: ConfirmationAsk,
+  ) => OrchestratorResult,
 ): Promise<OrchestratorResult> {
   const { plan } = outcome;
   const totals = { modelCalls: meter.calls, usage: meter.usage };
@@ -228,6 +246,9 @@ async function finish(
     );
   }
   reply ??= fallbackFor(plan, context);
+  // Held actions are asked about in Herald's own words, whatever the model wrote.
+  const confirmation = heldActions(plan);
+  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
   // A plan that recovered by replanning succeeded: judge by the final version's steps.
   const finalSteps = plan.steps.filter((step) => step.version === plan.version);
@@ -237,9 +258,9 @@ async function finish(
     durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
   });
   await store.planFinished(plan.id, status, { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
-  if (succeeded) return result(reply, 'succeeded', 'plan');
+  if (succeeded) return result(reply, 'succeeded', 'plan', undefined, confirmation);
   const blame = status === 'timed_out' ? 'timeout' : plan.steps.some((step) => step.result?.errorKind === 'budget') ? 'budget' : 'partial';
-  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` });
+  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` }, confirmation);
 }
 
 /**

@@ -41,7 +41,8 @@ function ledger(toolCalls: ToolCallRecord[]): LedgerEntry[] {
       continue;
     }
     const effect = result?.effect;
-    if (effect === 'unchanged') continue;
+    // Nothing changed yet: unchanged, or held for the user's YES.
+    if (effect === 'unchanged' || effect === 'pending_confirmation') continue;
     const item = { ...idOf(call.result), description: describeCall(call) };
     entries.push({ kind: effect === 'created' || effect === 'updated' || effect === 'deleted' ? effect : 'unknown', item });
   }

@@ -11,6 +11,18 @@ export interface ToolContext {
   logger: Logger;
   /** Aborted when the step or plan running the tool times out. */
   signal?: AbortSignal | undefined;
+  /** True when the user has said YES to this exact call: a tool that asks for confirmation acts now. */
+  confirmed?: boolean | undefined;
+}
+
+/**
+ * What a tool asks the user before it acts (DESIGN.md step 6). `question` goes into the
+ * reply ('Delete "Dentist" on Fri 14 Mar, 3:00 PM?'); `done` is the reply after the YES
+ * when the action succeeded ('Deleted "Dentist" (Fri 14 Mar, 3:00 PM).').
+ */
+export interface ConfirmationRequest {
+  question: string;
+  done: string;
 }
 
 /**
@@ -31,6 +43,13 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   inputSchema: Schema;
   /** True when the tool creates, changes or deletes something (checked by the verifier). */
   mutates: boolean;
+  /**
+   * For destructive or outward actions: what to ask the user first, or undefined when this
+   * call needs no confirmation (deleting needs it, creating a private event does not). A
+   * call that needs it does not run: it is held, with its exact arguments, until the
+   * user's YES runs it (with `context.confirmed`), once.
+   */
+  confirmation?(input: z.output<Schema>, context: ToolContext): Promise<ConfirmationRequest | undefined>;
   run(input: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
 }
 

@@ -15,6 +15,9 @@ import { roundUsd } from '../model/model-cost.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
+import type { ConfirmationService } from '../confirmations/confirmation-service.js';
+import { confirmationAnswer } from '../confirmations/confirmation-words.js';
+import type { ConfirmationAsk } from '../confirmations/pending-action.js';
 
 /** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
 export type Orchestrate = (
@@ -29,6 +32,8 @@ export interface TurnRunnerDependencies {
   outbox: OutboxService;
   assembler: ContextAssembler;
   orchestrate: Orchestrate;
+  /** Held actions: staged with a reply that asks about them, settled by the next message. */
+  confirmations: ConfirmationService;
   clock: Clock;
   logger: Logger;
 }
@@ -52,6 +57,8 @@ interface TurnOutcome {
   models?: ModelUsageLine[];
   /** Inbound messages deliberately left unanswered (an opted-out user). */
   ignored?: boolean;
+  /** Actions the reply asks the user to confirm. */
+  confirmation?: ConfirmationAsk;
 }
 
 /**
@@ -132,7 +139,9 @@ export class TurnRunner {
     } else if (batch.every((message) => message.content === '' && message.numMedia > 0)) {
       outcome = { reply: fallbackReply('mediaOnly', user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
     } else {
-      outcome = await this.answer(turnId, userId, channel, batch, signal, logger);
+      // YES or NO to held actions is settled without a model; anything else moves on from them.
+      const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
+      outcome = settled ? { ...settled, modelCalls: 0, inputTokens: 0, outputTokens: 0 } : await this.answer(turnId, userId, channel, batch, signal, logger);
     }
     if (signal.aborted) throw interruption(signal);
 
@@ -151,6 +160,7 @@ export class TurnRunner {
           now,
         });
       }
+      if (outcome.confirmation) await this.deps.confirmations.stage(transaction, userId, turnId, outcome.confirmation);
       if (outcome.reply) {
         await transaction.message.create({
           data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, createdAt: now },
@@ -233,6 +243,7 @@ export class TurnRunner {
         cacheWriteTokens: result.usage.cacheWriteTokens,
         costUsd: result.costUsd,
         models: result.usageByModel,
+        ...(result.confirmation ? { confirmation: result.confirmation } : {}),
       };
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);
@@ -281,6 +292,16 @@ export class TurnRunner {
 function interruption(signal: AbortSignal, cause?: unknown): TurnInterrupted {
   if (signal.reason instanceof TurnInterrupted) return signal.reason;
   return new TurnInterrupted('shutting down', cause === undefined ? undefined : { cause });
+}
+
+/**
+ * The words that answer a confirmation. A quick burst of the same answer ("yes", "yes!")
+ * is one answer; a burst that says more is an ordinary message.
+ */
+function confirmationText(batch: Message[]): string {
+  const texts = batch.map((message) => message.content.trim()).filter(Boolean);
+  const answers = new Set(texts.map((text) => confirmationAnswer(text) ?? text));
+  return answers.size === 1 ? texts[0]! : texts.join('\n');
 }
 
 /** A model's usage line as stored on the turn and logged: flat, cost rounded to micro-dollars. */

@@ -192,8 +192,8 @@ describe('lists through the webhook', () => {
     expect((await steps()).stepRuns[0]!.output).toMatchObject({ isEmpty: true });
   });
 
-  it('deletes a list: two model calls', async () => {
-    await lists().addItems(userId, 'packing', ['passport']);
+  it('deletes an empty list without asking: two model calls', async () => {
+    await lists().createList(userId, 'packing');
     await lists().addItems(userId, 'shopping', ['milk']);
     harness.anthropic.enqueue(plan('Delete the packing list'), {
       toolCalls: [

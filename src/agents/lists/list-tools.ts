@@ -55,9 +55,17 @@ export function listTools(lists: ListService): ToolDefinition[] {
     }),
     defineTool({
       name: 'delete_list',
-      description: 'Delete a whole list and its items.',
+      description: 'Delete a whole list and its items. A list that still has items is only deleted after the user confirms (Herald asks them).',
       mutates: true,
       inputSchema: z.object({ name: z.string().trim().min(1).max(80) }),
+      // Destructive: a list with items goes only after the user's YES. An empty or unknown one needs no question.
+      confirmation: async (input, context) => {
+        const found = await lists.lists(context.userId, input.name);
+        const list = found.ok ? found.value[0] : undefined;
+        if (!list || list.items.length === 0) return undefined;
+        const count = list.items.length;
+        return { question: `Delete the "${list.name}" list and its ${count} item${count === 1 ? '' : 's'}?`, done: `Deleted the "${list.name}" list.` };
+      },
       run: async (input, context) => asToolResult(await lists.deleteList(context.userId, input.name)),
     }),
   ];

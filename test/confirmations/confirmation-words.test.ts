@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { confirmationAnswer } from '../../src/confirmations/confirmation-words.js';
+
+describe('confirmationAnswer', () => {
+  it.each(['yes', 'YES', 'Y', 'ok', 'Okay.', 'confirm', 'yes please', 'Yes!!', ' yes ', 'yes 👍', 'כן', 'כן!', 'אישור'])('"%s" is yes', (text) => {
+    expect(confirmationAnswer(text)).toBe('yes');
+  });
+
+  it.each(['no', 'NO', 'n', 'nope', 'No thanks.', "don't", 'לא', 'ביטול'])('"%s" is no', (text) => {
+    expect(confirmationAnswer(text)).toBe('no');
+  });
+
+  // Only the whole message answers; opt-out words stay opt-out words.
+  it.each(['yes, and add eggs', 'ok but later', 'not now', 'cancel', 'stop', 'yesterday', 'כן אבל מחר', ''])('"%s" is not an answer', (text) => {
+    expect(confirmationAnswer(text)).toBeUndefined();
+  });
+});
