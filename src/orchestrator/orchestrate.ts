@@ -14,6 +14,7 @@ import type { ExecutionPlan } from './plan-state.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
 import { planRound, type PlannerDependencies } from './planner.js';
 import { routeByPatterns, routingHintsSection } from './pre-router.js';
+import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
@@ -202,6 +203,8 @@ async function finish(
     );
   }
   reply ??= fallbackFor(plan, context);
+  // A page's link must reach the user even if the model's wording lost it.
+  reply = withToolLinks(reply, plan);
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
   // A plan that recovered by replanning succeeded: judge by the final version's steps.
   const finalSteps = plan.steps.filter((step) => step.version === plan.version);
