@@ -2,7 +2,7 @@ import { html } from '../pages/html.js';
 import { renderDocument, type RenderedDocument } from '../pages/page-document.js';
 
 /** The number the dev phone and `npm run chat` text as unless told otherwise. */
-export const DEFAULT_DEV_PHONE = '+15551234567';
+export const DEFAULT_DEV_PHONE = '+14155550123';
 
 /** The phone's frame, on top of the shared stylesheet: full screen on a phone, a handset on a desk. */
 const PHONE_STYLE = `body{display:flex;justify-content:center;min-height:100vh}
