@@ -55,7 +55,7 @@ const PHONE_SCRIPT = `(() => {
     form.dataset.ready = 'false';
     status.textContent = 'Connecting…';
     source = new EventSource('/dev/phone/events?from=' + encodeURIComponent(from.value.trim()));
-    source.addEventListener('ready', () => { form.dataset.ready = 'true'; status.textContent = 'Texting Herald as ' + from.value.trim(); });
+    source.addEventListener('ready', () => { form.dataset.ready = 'true'; status.textContent = "Connected: Herald's replies appear here."; });
     source.addEventListener('message', (event) => bubble('in', JSON.parse(event.data).body));
     source.onerror = () => { form.dataset.ready = 'false'; status.textContent = 'Not connected: is Herald running, and is the number in +country form?'; };
   }
