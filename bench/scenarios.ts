@@ -21,7 +21,7 @@ import { PrismaPlanStore } from '../src/orchestrator/plan-store.js';
 import { systemClock } from '../src/shared/clock.js';
 import { randomIds } from '../src/shared/ids.js';
 import type { Benchmark } from './support/benchmark.js';
-import { banner, ms, table } from './support/report.js';
+import { banner, ms, percentile, table } from './support/report.js';
 
 const MODEL_LATENCY_MS = 50;
 const REPETITIONS = 20;
@@ -188,9 +188,4 @@ export const scenariosBenchmark: Benchmark = {
 
 function median(values: number[]): number {
   return percentile(values, 0.5);
-}
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
