@@ -26,7 +26,7 @@ const phoneSchema = z
   .transform((value, context) => {
     const address = parseTwilioAddress(value);
     if (!address || address.channel !== 'sms') {
-      context.addIssue({ code: 'custom', message: 'must be a phone number in international form, such as +15551234567' });
+      context.addIssue({ code: 'custom', message: 'must be a phone number in international form, such as +14155550123' });
       return z.NEVER;
     }
     return address.phone;
@@ -67,7 +67,7 @@ export async function devPhoneRoute(app: FastifyInstance, options: DevPhoneRoute
 
   app.get<{ Querystring: { from?: string } }>('/dev/phone/events', async (request, reply) => {
     const phone = phoneSchema.safeParse(request.query.from ?? '');
-    if (!phone.success) return reply.code(400).type('text/plain').send('from: must be a phone number in international form, such as +15551234567');
+    if (!phone.success) return reply.code(400).type('text/plain').send('from: must be a phone number in international form, such as +14155550123');
     openEventStream(request, reply, phone.data, options, streams);
   });
 }
