@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the browser, where these globals exist.
 import { DateTime } from 'luxon';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +8,7 @@ import { ConsoleTransport } from '../../src/outbox/console-transport.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { horizontalOverflow, launchBrowser, screenshot, watch } from '../helpers/browser.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { lastToolResults } from '../helpers/model-script.js';
 import { freePort } from '../helpers/herald-process.js';
 
 /**
@@ -103,9 +106,7 @@ describe('/dev/phone in chromium', () => {
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'page', goal: 'Show the shopping list', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'A page with the shopping list as a checklist' }] } }] },
       { toolCalls: [{ name: 'render_page', input: { title: 'Shopping', sections: [{ kind: 'checklist', list: 'shopping' }] } }] },
       (request) => {
-        const messages = request.body.messages ?? [];
-        const blocks = messages[messages.length - 1]!.content as Array<{ type: string; content?: string }>;
-        const { link } = JSON.parse(blocks.find((block) => block.type === 'tool_result')!.content!) as { link: string };
+        const { link } = JSON.parse(lastToolResults(request)[0]!.content) as { link: string };
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Page made', reply: `Your shopping list:\n${link}`, created: [{ description: 'page' }] } }] };
       },
     );

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the browser, where these globals exist.
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageInput } from '../../src/pages/page-spec.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { CheckedScript, lastToolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -8,29 +8,8 @@ import { createUser } from '../reminders/support.js';
  * on real Postgres, the SMS Twilio receives, and the page that link opens.
  */
 
-const scriptFailures: unknown[] = [];
-function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-  return (request) => {
-    try {
-      return script(request);
-    } catch (error) {
-      scriptFailures.push(error);
-      throw error;
-    }
-  };
-}
-
-/** The tool results in the request's last message, parsed. */
-function lastToolResults(request: RecordedAnthropicRequest): Array<{ content: string; isError: boolean }> {
-  const messages = request.body.messages ?? [];
-  const last = messages[messages.length - 1];
-  if (!last || !Array.isArray(last.content)) return [];
-  return last.content.flatMap((block) => {
-    if (block.type !== 'tool_result') return [];
-    const content = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => ('text' in part ? part.text : '')).join('');
-    return [{ content, isError: block.is_error === true }];
-  });
-}
+const script = new CheckedScript();
+const checked = script.checked.bind(script);
 
 const LINK = /^https:\/\/herald\.test\/p\/[A-Za-z0-9_-]{43}$/;
 
@@ -57,8 +36,7 @@ describe('ui-agent through the webhook', () => {
   async function send(body: string): Promise<string> {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    const [failure] = scriptFailures.splice(0);
-    if (failure) throw failure;
+    script.rethrow();
     return reply!.body ?? '';
   }
 
