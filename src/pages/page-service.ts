@@ -109,7 +109,8 @@ export class PageService {
       this.logger.warn({ pageId: page.id }, 'page form refused: wrong CSRF token');
       return document(403, renderNotice('Not accepted', 'This form could not be accepted. Open the page again from Herald’s message and try once more.'));
     }
-    const revision = Number(field(body, CONTROL_FIELDS.revision));
+    // Not a revision at all counts as stale: it can never match the page's.
+    const revision = /^\d{1,9}$/.test(field(body, CONTROL_FIELDS.revision) ?? '') ? Number(field(body, CONTROL_FIELDS.revision)) : -1;
     const toggle = field(body, CONTROL_FIELDS.toggle);
     const section = field(body, CONTROL_FIELDS.section);
     if (toggle !== undefined) return this.tick(page, revision, toggle);

@@ -164,6 +164,11 @@ describe('pages at /p/<token>', () => {
     expect(replayed.statusCode).toBe(409);
     expect(replayed.body).toContain('This page changed since it was opened, so that was not saved.');
     expect(await items()).toEqual({ milk: false, eggs: false });
+    // A missing or nonsensical revision is as stale as an old one.
+    for (const revision of [undefined, 'abc', '-1', '1e3', '99999999999']) {
+      const { _revision: _dropped, ...rest } = tick;
+      expect((await post(`/p/${token}`, revision === undefined ? rest : { ...rest, _revision: revision })).statusCode, String(revision)).toBe(409);
+    }
     // The page it shows carries the current revision: ticking from it works.
     const fresh = controls(replayed.body);
     expect(fresh.revision).toBe(String(Number(page.revision) + 1));
