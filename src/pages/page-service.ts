@@ -119,7 +119,7 @@ export class PageService {
   }
 
   private async tick(page: PageRecord, revision: number, toggle: string): Promise<PageResponse> {
-    const parsed = /^([0-9a-f-]{36}):([01])$/i.exec(toggle);
+    const parsed = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([01])$/i.exec(toggle);
     const listIds = page.spec.sections.flatMap((section) => (section.kind === 'checklist' ? [section.listId] : []));
     if (!parsed || listIds.length === 0) return document(404, notFoundDocument);
     if (!(await this.store.advanceRevision(page.id, revision))) {

@@ -196,7 +196,9 @@ describe('pages at /p/<token>', () => {
     expect(await items(bob)).toEqual({ milk: false, eggs: false });
     expect(await items()).toEqual({ milk: false, eggs: false });
     // A toggle that is not an item id at all is the same 404.
-    expect((await post(`/p/${token}`, { _csrf: mine.csrf, _revision: String(Number(mine.revision) + 1), _toggle: 'milk' })).statusCode).toBe(404);
+    for (const toggle of ['milk', `${'-'.repeat(36)}:1`, `${bobControls.toggles.milk!.slice(0, 36)}:2`]) {
+      expect((await post(`/p/${token}`, { _csrf: mine.csrf, _revision: String(Number(mine.revision) + 1), _toggle: toggle })).statusCode, toggle).toBe(404);
+    }
   });
 
   it('refuses a form posted from another site (Sec-Fetch-Site: cross-site)', async () => {
