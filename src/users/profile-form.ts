@@ -11,7 +11,7 @@ export function profileForm(users: UserService) {
   return defineForm({
     id: 'profile',
     title: 'Your settings',
-    description: 'Lets the user change their name and time zone on the page ("show my settings").',
+    description: 'lets the user change their name and time zone ("show my settings")',
     submitLabel: 'Save',
     fields: [
       { name: 'name', label: 'Your name', type: 'text', required: true, autocomplete: 'given-name', maxLength: 80 },

@@ -12,10 +12,12 @@ export function uiTools(pages: PageService): ToolDefinition[] {
       name: 'render_page',
       description: [
         'Make a web page for the user and get its link. Fill in the page; Herald renders it (never write HTML).',
-        'Section kinds: text (Markdown), list, checklist (one of the user\'s lists by name: its items can be ticked on the page), table, agenda (days with timed entries), key-value, links',
-        forms.length > 0 ? `, form (${forms.map((form) => `"${form.id}": ${form.description}`).join(' ')}).` : '.',
-        ' Very long content is cut to fit and the page says so. The result\'s "link" must go to the user exactly as given.',
-      ].join(''),
+        "Section kinds: text (Markdown), list, checklist (one of the user's lists by name: its items can be ticked on the page), table, agenda (days with timed entries), key-value, links" +
+          (forms.length > 0 ? `, form (${forms.map((form) => `"${form.id}": ${form.description}`).join('; ')})` : '') +
+          '.',
+        'Very long content is cut to fit and the page says so.',
+        'The result\'s "link" must go to the user exactly as given.',
+      ].join(' '),
       mutates: true,
       inputSchema: pageInputSchema(forms.map((form) => form.id)),
       run: async (input, context) => {
