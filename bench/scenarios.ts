@@ -35,7 +35,7 @@ import { randomIds } from '../src/shared/ids.js';
 import { UserService } from '../src/users/user-service.js';
 import { FakeAnthropicServer, type ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
-import { banner, ms, table } from './support/report.js';
+import { banner, ms, percentile, table } from './support/report.js';
 
 const MODEL_LATENCY_MS = 50;
 const REPETITIONS = 20;
@@ -302,9 +302,4 @@ function usd(value: number): string {
 
 function median(values: number[]): number {
   return percentile(values, 0.5);
-}
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }

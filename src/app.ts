@@ -7,6 +7,9 @@ import type { Logger } from './logging/logger.js';
 import { healthRoutes, type HealthOptions } from './http/routes/health.js';
 import { twilioMessagesRoute, type TwilioMessagesRouteOptions } from './http/routes/twilio-messages.js';
 import { twilioStatusRoute, type TwilioStatusRouteOptions } from './http/routes/twilio-status.js';
+import { devPhoneRoute, type DevPhoneRouteOptions } from './http/routes/dev-phone.js';
+import { pagesRoute, type PagesRouteOptions } from './http/routes/pages.js';
+import { serializeRequest } from './http/request-log.js';
 
 /** Everything the HTTP layer needs; services are handed in, so tests build the app with fakes. */
 export interface AppDependencies {
@@ -21,13 +24,18 @@ export interface AppDependencies {
   inbound: TwilioMessagesRouteOptions['inbound'];
   statusCallbacks: TwilioStatusRouteOptions['statusCallbacks'];
   readiness: HealthOptions['readiness'];
+  /** `/p/<token>` pages; absent only in the webhook benchmark's stripped-down app. */
+  pages?: PagesRouteOptions['pages'];
+  /** `/dev/phone`, in local mode only (Twilio not configured). */
+  devPhone?: Omit<DevPhoneRouteOptions, 'signature'>;
 }
 
 /** Builds the Fastify app: plugins, then thin routes that call the services. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing it as such keeps FastifyInstance's default generics.
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    // Request logs never carry a page's token (its URL is its key).
+    loggerInstance: deps.logger.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger,
     bodyLimit: deps.http.bodyLimitBytes,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
@@ -53,5 +61,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(twilioMessagesRoute, { signature, inbound: deps.inbound, rateLimitPerMinute: deps.http.rateLimitPerMinute });
   await app.register(twilioStatusRoute, { signature, statusCallbacks: deps.statusCallbacks });
   await app.register(healthRoutes, { readiness: deps.readiness });
+  if (deps.pages) await app.register(pagesRoute, { pages: deps.pages });
+  if (deps.devPhone) await app.register(devPhoneRoute, { ...deps.devPhone, signature });
   return app;
 }

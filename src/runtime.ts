@@ -36,6 +36,13 @@ import { TurnRunner } from './turns/turn-runner.js';
 import { TURN_QUEUE, TurnScheduler, turnQueueDefinition, type TurnJobData } from './turns/turn-scheduler.js';
 import { TurnWorker } from './turns/turn-worker.js';
 import { UserService } from './users/user-service.js';
+import { uiAgent } from './agents/ui/ui-agent.js';
+import { DEFAULT_HERALD_NUMBER } from './dev/dev-webhook.js';
+import { feedingTransport, OutboundFeed } from './dev/outbound-feed.js';
+import { FormRegistry } from './pages/form-definition.js';
+import { PageService } from './pages/page-service.js';
+import { PageStore } from './pages/page-store.js';
+import { profileForm } from './users/profile-form.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -65,6 +72,9 @@ export interface Herald {
   reminders: ReminderService;
   reminderDelivery: ReminderDelivery;
   lists: ListService;
+  pages: PageService;
+  /** Local mode only: what the console transport sent, per number (the dev phone listens). */
+  outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
   worker: TurnWorker;
   /** Starts the queue, the turn workers and recovery (does not listen). */
@@ -85,7 +95,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   // Each role's fallback models are tried when its model is unavailable (after the SDK's retries).
   const model = new FallbackModel(options.model ?? createModel(config, logger), logger.child({ component: 'model' }));
-  const transport = options.transport ?? createTransport(config, logger);
+  // Local mode (no Twilio): what is "sent" also goes to the dev phone and `npm run chat`.
+  const outboundFeed = config.twilio.transport === 'console' ? new OutboundFeed() : undefined;
+  const baseTransport = options.transport ?? createTransport(config, logger);
+  const transport = outboundFeed ? feedingTransport(baseTransport, outboundFeed, () => clock.now()) : baseTransport;
   const queue = new JobQueue(database.pool, logger.child({ component: 'queue' }));
   const scheduler = new TurnScheduler(queue);
   const users = new UserService(prisma, clock);
@@ -120,12 +133,20 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recheckAfterMs: dispatchClaimMs + 5_000,
   });
   const lists = new ListService(prisma, clock);
+  const pages = new PageService(
+    new PageStore(prisma, logger.child({ component: 'pages' })),
+    lists,
+    new FormRegistry([profileForm(users)]),
+    clock,
+    { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.publicBaseUrl },
+    logger.child({ component: 'pages' }),
+  );
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
     registry: createAgentRegistry(
-      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), generalAgent].map((agent) => ({
+      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), generalAgent].map((agent) => ({
         ...agent,
         promptBudgetTokens: config.limits.agentPromptTokens,
       })),
@@ -178,6 +199,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       },
     },
     statusCallbacks: outbox,
+    pages,
+    ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
         prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
@@ -197,6 +220,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     reminders,
     reminderDelivery,
     lists,
+    pages,
+    outboundFeed,
     recovery,
     worker,
     async start() {

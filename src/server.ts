@@ -51,12 +51,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-/** What to do next: connect Twilio, or (in local mode) try Herald from this machine. */
+/** What to do next: connect Twilio, or (in local mode) try Herald from this machine: the dev phone, the chat, or curl. */
 function listeningMessage(transport: 'twilio' | 'console', signed: boolean, publicBaseUrl: string, port: number): string {
   const webhookUrl = `${publicBaseUrl.replace(/\/+$/, '')}/twilio/messages`;
   if (transport === 'twilio') return `Herald is listening; point your Twilio number's messaging webhook at ${webhookUrl}`;
-  if (signed) return `Herald is listening in local mode (replies are printed here, not sent); webhooks to ${webhookUrl} must be signed with TWILIO_AUTH_TOKEN`;
-  return `Herald is listening in local mode: replies are printed here, not sent. Try it from this machine: ${localTryCommand(port)}`;
+  if (signed) return `Herald is listening in local mode (replies are printed here, not sent); webhooks to ${webhookUrl} must be signed with TWILIO_AUTH_TOKEN (the dev phone at http://localhost:${port}/dev/phone signs its own)`;
+  return `Herald is listening in local mode: replies are printed here, not sent. Text it in your browser at http://localhost:${port}/dev/phone or with \`npm run chat\`; or post a webhook from this machine: ${localTryCommand(port)}`;
 }
 
 /**

@@ -35,6 +35,12 @@ export function percent(value: number | undefined, digits = 0): string {
   return `${(value * 100).toFixed(digits)}%`;
 }
 
+/** The value at `fraction` (0.5 = median, 0.99 = p99) of unsorted samples; NaN for none. */
+export function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
 /** A header line for one benchmark. */
 export function banner(title: string): string {
   const rule = '='.repeat(Math.max(60, title.length + 4));

@@ -98,6 +98,10 @@ function toConfig(environment: Environment) {
       retryBaseMs: environment.OUTBOX_RETRY_BASE_MS,
       retryMaxMs: environment.OUTBOX_RETRY_MAX_MS,
     },
+    pages: {
+      /** How long a page link works. */
+      ttlHours: environment.PAGE_TTL_HOURS,
+    },
   };
 }
 

@@ -152,6 +152,8 @@ export const environmentSchema = z
     REMINDER_MAX_ACTIVE_PER_USER: integer(500, 1),
     REMINDER_CONCURRENCY: integer(2, 1),
     REMINDER_BATCH_SIZE: integer(25, 1),
+
+    PAGE_TTL_HOURS: integer(72, 1, 24 * 366),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one

@@ -11,6 +11,11 @@ export interface SignatureOptions {
 
 const loopbackAddresses = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
+/** True for a connection from this machine. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return loopbackAddresses.has(address ?? '');
+}
+
 /**
  * The URL Twilio signed: the configured public base plus the request's path and query.
  * The public base is used rather than the Host header, which a proxy may rewrite.
@@ -29,7 +34,7 @@ export function signedUrl(publicBaseUrl: string, requestUrl: string): string {
 export function verifyTwilioSignature(options: SignatureOptions) {
   return async function verify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!options.authToken) {
-      if (loopbackAddresses.has(request.socket.remoteAddress ?? '')) return;
+      if (isLoopbackAddress(request.socket.remoteAddress)) return;
       request.log.warn('unsigned webhook from a non-loopback address refused (no TWILIO_AUTH_TOKEN configured)');
       return reply.code(403).type('text/plain').send('Forbidden');
     }

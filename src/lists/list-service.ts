@@ -137,6 +137,36 @@ export class ListService {
     };
   }
 
+  /** The id of the user's list with this name (a page binds its checklist to it). */
+  async findList(userId: string, name: string): Promise<ListResult<{ id: string; name: string }>> {
+    const found = await this.findByName(userId, name);
+    if (found) return { ok: true, value: { id: found.id, name: found.name } };
+    const names = await this.prisma.list.findMany({ where: { userId }, select: { name: true }, orderBy: { createdAt: 'asc' } });
+    return { ok: false, error: `There is no "${name}" list. Lists: ${names.map((list) => list.name).join(', ') || 'none'}.` };
+  }
+
+  /** A list's items with their ids, in order; undefined when the user has no such list. */
+  async items(userId: string, listId: string): Promise<Array<{ id: string; text: string; checked: boolean }> | undefined> {
+    const list = await this.prisma.list.findFirst({
+      where: { id: listId, userId },
+      select: { items: { orderBy: { position: 'asc' }, select: { id: true, text: true, checked: true } } },
+    });
+    return list?.items;
+  }
+
+  /**
+   * Checks (or unchecks) one item by id, the way a page's tick does: the same change as
+   * "check off milk", without matching names. The item must be on one of `listIds` and
+   * those lists the user's own; otherwise nothing changes and an error says so.
+   */
+  async setItemChecked(userId: string, listIds: string[], itemId: string, checked: boolean): Promise<ListResult<{ effect: 'updated' | 'unchanged'; listId: string; item: { text: string; checked: boolean } }>> {
+    const item = await this.prisma.listItem.findFirst({ where: { id: itemId, listId: { in: listIds }, list: { userId } }, select: { id: true, listId: true, text: true, checked: true } });
+    if (!item) return { ok: false, error: 'There is no such item on this list. Nothing was changed.' };
+    if (item.checked === checked) return { ok: true, value: { effect: 'unchanged', listId: item.listId, item: { text: item.text, checked } } };
+    await this.prisma.listItem.update({ where: { id: item.id }, data: { checked, updatedAt: this.clock.now() } });
+    return { ok: true, value: { effect: 'updated', listId: item.listId, item: { text: item.text, checked } } };
+  }
+
   private findByName(userId: string, name: string) {
     return this.prisma.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName: normalizeListName(name) || name.trim().toLowerCase() } }, include: { items: { orderBy: { position: 'asc' } } } });
   }

@@ -20,6 +20,7 @@ import type { ExecutionPlan } from './plan-state.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
 import { planRound, type PlannerDependencies } from './planner.js';
 import { routeByPatterns, routingHintsSection } from './pre-router.js';
+import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
@@ -246,6 +247,8 @@ async function finish(
     );
   }
   reply ??= fallbackFor(plan, context);
+  // A page's link must reach the user even if the model's wording lost it.
+  reply = withToolLinks(reply, plan);
   // Held actions are asked about in Herald's own words, whatever the model wrote.
   const confirmation = heldActions(plan);
   if (confirmation) reply = `${reply}\n\n${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;

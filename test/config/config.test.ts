@@ -173,6 +173,14 @@ describe('loadConfig: every problem in one error', () => {
     expect(loadConfig({ PORT: '65535' }).http.port).toBe(65_535);
   });
 
+  it('takes PAGE_TTL_HOURS (default 72) as whole hours from 1 to a year', () => {
+    expect(loadConfig({}).pages.ttlHours).toBe(72);
+    expect(loadConfig({ PAGE_TTL_HOURS: '24' }).pages.ttlHours).toBe(24);
+    for (const hours of ['0', '-1', '1.5', String(24 * 366 + 1)]) {
+      expect(listedVariables(configError({ PAGE_TTL_HOURS: hours })), hours).toEqual(['PAGE_TTL_HOURS']);
+    }
+  });
+
   it('requires a sender once Twilio credentials are complete', () => {
     const error = configError({ TWILIO_ACCOUNT_SID: VALID_SID, TWILIO_AUTH_TOKEN: FAKE_AUTH_TOKEN });
     expect(listedVariables(error)).toEqual(['TWILIO_SMS_FROM']);

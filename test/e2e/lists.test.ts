@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -9,31 +10,12 @@ import { createUser } from '../reminders/support.js';
  * number of model calls.
  */
 
-const scriptFailures: unknown[] = [];
-function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-  return (request) => {
-    try {
-      return script(request);
-    } catch (error) {
-      scriptFailures.push(error);
-      throw error;
-    }
-  };
-}
+/** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
+const script = new CheckedScript();
+const checked = script.checked.bind(script);
 
 function plan(task: string): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A list request', goal: 'Manage the user\'s lists', steps: [{ id: 'step_1', agent: 'list-agent', task }] } }] };
-}
-
-function toolResults(request: RecordedAnthropicRequest): Array<{ content: string; isError: boolean }> {
-  const messages = request.body.messages ?? [];
-  const last = messages[messages.length - 1];
-  if (!last || !Array.isArray(last.content)) return [];
-  return last.content.flatMap((block) => {
-    if (block.type !== 'tool_result') return [];
-    const content = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => ('text' in part ? part.text : '')).join('');
-    return [{ content, isError: block.is_error === true }];
-  });
 }
 
 describe('lists through the webhook', () => {
@@ -61,8 +43,7 @@ describe('lists through the webhook', () => {
   async function send(body: string): Promise<string> {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    const [failure] = scriptFailures.splice(0);
-    if (failure) throw failure;
+    script.rethrow();
     expect(reply?.to).toBe(phone);
     return reply!.body ?? '';
   }

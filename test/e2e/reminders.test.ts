@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
 import { createUser, occurrenceJobs } from '../reminders/support.js';
 
 /**
@@ -16,32 +17,11 @@ const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
 
 /** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-const scriptFailures: unknown[] = [];
-function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-  return (request) => {
-    try {
-      return script(request);
-    } catch (error) {
-      scriptFailures.push(error);
-      throw error;
-    }
-  };
-}
+const script = new CheckedScript();
+const checked = script.checked.bind(script);
 
 function plan(task: string, goal = 'Manage the user\'s reminders'): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A reminder request', goal, steps: [{ id: 'step_1', agent: 'scheduler-agent', task }] } }] };
-}
-
-/** The tool results the model is being shown in this request (the latest user message). */
-function toolResults(request: RecordedAnthropicRequest): Array<{ content: string; isError: boolean }> {
-  const messages = request.body.messages ?? [];
-  const last = messages[messages.length - 1];
-  if (!last || !Array.isArray(last.content)) return [];
-  return last.content.flatMap((block) => {
-    if (block.type !== 'tool_result') return [];
-    const content = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => ('text' in part ? part.text : '')).join('');
-    return [{ content, isError: block.is_error === true }];
-  });
 }
 
 describe('reminders through the webhook', () => {
@@ -72,8 +52,7 @@ describe('reminders through the webhook', () => {
     const before = harness.twilio.messages.length;
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const messages = await harness.replies(before + 1);
-    const [failure] = scriptFailures.splice(0);
-    if (failure) throw failure;
+    script.rethrow();
     const reply = messages[before]!;
     expect(reply.to).toBe(phone);
     return reply.body ?? '';

@@ -41,6 +41,10 @@ Rules:
 4. Use general-agent only when no specialist fits and the answer needs real work.
 5. At most ${maxSteps} steps.
 6. "goal" says what the plan achieves; "responseHint" says how to tell the user the result.
+7. An answer too long or visual for a text message (a week's agenda, all of the user's lists, a
+   comparison, more than about 8 items) becomes a page: the steps that gather the data first, then
+   one ui-agent step (dependsOn them) that makes the page. A list shown as a checklist needs only its
+   name. The reply is then one short line and the page's link.
 </planning>`;
 }
 

@@ -1,0 +1,136 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the browser, where these globals exist.
+import { DateTime } from 'luxon';
+import type { Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilentLogger } from '../../src/logging/logger.js';
+import { ConsoleTransport } from '../../src/outbox/console-transport.js';
+import { randomIds } from '../../src/shared/ids.js';
+import { horizontalOverflow, launchBrowser, screenshot, watch } from '../helpers/browser.js';
+import { HeraldHarness } from '../helpers/herald-harness.js';
+import { lastToolResults } from '../helpers/model-script.js';
+import { freePort } from '../helpers/herald-process.js';
+
+/**
+ * The dev phone end to end in chromium: a local Herald (no Twilio) listening for real,
+ * the phone page typed into like a person would, replies and a reminder arriving over
+ * server-sent events, and a page link opened by tapping it.
+ */
+
+const PHONE = '+14155550123';
+
+describe('/dev/phone in chromium', () => {
+  let harness: HeraldHarness;
+  let origin: string;
+  let chromium: Awaited<ReturnType<typeof launchBrowser>>;
+  let tab: Page;
+  let seen: ReturnType<typeof watch>;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    [harness, chromium] = await Promise.all([
+      HeraldHarness.start({ env: { TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', PUBLIC_BASE_URL: origin }, transport: new ConsoleTransport(createSilentLogger(), randomIds, () => {}) }),
+      launchBrowser(),
+    ]);
+    await harness.herald.app.listen({ host: '127.0.0.1', port });
+    tab = await chromium.browser.newPage();
+    await tab.setViewport({ width: 390, height: 844 });
+    seen = watch(tab);
+    await tab.goto(`${origin}/dev/phone`);
+    await tab.waitForSelector('#composer[data-ready="true"]');
+  });
+  afterAll(async () => {
+    await chromium?.close();
+    await harness?.close();
+  });
+
+  /** Types a message and presses Enter, as a person would. */
+  async function text(message: string): Promise<void> {
+    await tab.type('#message', message);
+    await tab.keyboard.press('Enter');
+  }
+
+  /** Waits for the n-th message from Herald and returns its text. */
+  async function herald(count: number, timeoutMs = 15_000): Promise<string> {
+    await tab.waitForFunction((wanted) => document.querySelectorAll('#messages li.in').length >= wanted, { timeout: timeoutMs }, count);
+    return tab.$$eval('#messages li.in', (items, index) => items[index]!.textContent ?? '', count - 1);
+  }
+
+  it('opens as a phone, texting as the default number', async () => {
+    expect(await tab.$eval('#from', (input) => (input as HTMLInputElement).value)).toBe(PHONE);
+    expect(await tab.$eval('#status', (status) => status.textContent)).toBe("Connected: Herald's replies appear here.");
+    expect(await horizontalOverflow(tab)).toBe(0);
+  });
+
+  it('type "hi", see the reply', async () => {
+    harness.anthropic.enqueue((request) => ({ text: `Hi! You said "${request.lastUserText()}". What can I do for you?` }));
+    await text('hi');
+    expect(await herald(1)).toBe('Hi! You said "hi". What can I do for you?');
+    expect(await tab.$$eval('#messages li.out', (items) => items.map((item) => item.textContent))).toEqual(['hi']);
+    await screenshot(tab, 'dev-phone-hi-390x844');
+  });
+
+  it('a reminder for 5 seconds ahead arrives on the phone when it fires', async () => {
+    // The user was created by the first message; +1 spans several zones, so DEFAULT_TIMEZONE.
+    const { timezone } = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: PHONE } });
+    harness.anthropic.enqueue(
+      (request) => {
+        const dueLocal = DateTime.now().setZone(timezone).plus({ seconds: 5 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+        expect(request.lastUserText()).toContain('remind me');
+        return { toolCalls: [{ name: 'create_plan', input: { analysis: 'reminder', goal: 'Remind the user to stretch', steps: [{ id: 'step_1', agent: 'scheduler-agent', task: `Create a reminder "Stretch" at ${dueLocal}` }] } }] };
+      },
+      (request) => {
+        const at = /at (\S+)$/.exec(request.lastUserText().split('\n').find((line) => line.includes('Create a reminder')) ?? '')?.[1] ?? '';
+        return {
+          toolCalls: [
+            { name: 'create_scheduled_job', input: { text: 'Stretch', at } },
+            { name: 'complete_step', input: { summary: 'Reminder set', reply: "OK, I'll remind you to stretch in 5 seconds.", created: [{ description: 'Stretch' }] } },
+          ],
+        };
+      },
+    );
+    const sent = Date.now();
+    await text('remind me to stretch in 5 seconds');
+    const confirmation = await herald(2);
+    expect(confirmation).toBe("OK, I'll remind you to stretch in 5 seconds.");
+    expect(await herald(3, 20_000)).toBe('⏰ Reminder: Stretch');
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(4000);
+    await screenshot(tab, 'dev-phone-reminder-390x844');
+  });
+
+  it('a page link in a reply opens the page on tap, and ticking there works', async () => {
+    const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: PHONE } });
+    await harness.herald.lists.addItems(user.id, 'shopping', ['milk', 'eggs']);
+    harness.anthropic.enqueue(
+      { toolCalls: [{ name: 'create_plan', input: { analysis: 'page', goal: 'Show the shopping list', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'A page with the shopping list as a checklist' }] } }] },
+      { toolCalls: [{ name: 'render_page', input: { title: 'Shopping', sections: [{ kind: 'checklist', list: 'shopping' }] } }] },
+      (request) => {
+        const { link } = JSON.parse(lastToolResults(request)[0]!.content) as { link: string };
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Page made', reply: `Your shopping list:\n${link}`, created: [{ description: 'page' }] } }] };
+      },
+    );
+    await text('show my shopping list');
+    expect(await herald(4)).toMatch(new RegExp(`^Your shopping list:\\n${origin.replace(/[.]/g, '\\.')}/p/[A-Za-z0-9_-]{43}$`));
+    const opened = new Promise<Page>((resolve) => chromium.browser.once('targetcreated', (target) => void target.page().then((page) => resolve(page!))));
+    await tab.click('#messages li.in:last-child a');
+    const pageTab = await opened;
+    await pageTab.setViewport({ width: 390, height: 844 });
+    const pageSeen = watch(pageTab);
+    await pageTab.waitForSelector('h1');
+    expect(await pageTab.$eval('h1', (heading) => heading.textContent)).toBe('Shopping');
+    const milk = 'xpath/.//button[span[text()="milk"]]';
+    await Promise.all([pageTab.waitForNavigation(), pageTab.click(milk)]);
+    expect(await pageTab.$eval(milk, (button) => button.getAttribute('aria-pressed'))).toBe('true');
+    expect((await harness.database.prisma.listItem.findFirstOrThrow({ where: { text: 'milk', list: { userId: user.id } } })).checked).toBe(true);
+    await screenshot(pageTab, 'dev-phone-opened-page-390x844');
+    expect(pageSeen.errors).toEqual([]);
+    expect(pageSeen.outside(origin)).toEqual([]);
+    await pageTab.close();
+  });
+
+  it('had no console errors and loaded nothing from outside Herald', () => {
+    expect(seen.errors).toEqual([]);
+    expect(seen.outside(origin)).toEqual([]);
+  });
+});
