@@ -59,18 +59,24 @@ export class ListService {
   }
 
   async createList(userId: string, name: string): Promise<ListResult<{ effect: 'created' | 'unchanged'; list: ListView }>> {
-    const normalizedName = normalizeListName(name) || name.trim().toLowerCase();
-    const existing = await this.prisma.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: true } });
+    const existing = await this.findByName(userId, name);
     if (existing) return { ok: true, value: { effect: 'unchanged', list: toView(existing) } };
+    const created = await this.createRow(userId, name);
+    return created.ok ? { ok: true, value: { effect: 'created', list: toView(created.value) } } : created;
+  }
+
+  /** Creates the list row (or, when a concurrent call just made it, returns that one). */
+  private async createRow(userId: string, name: string): Promise<ListResult<List & { items: ListItem[] }>> {
+    const normalizedName = normalizeListName(name) || name.trim().toLowerCase();
     if ((await this.prisma.list.count({ where: { userId } })) >= MAX_LISTS) return { ok: false, error: `The user already has ${MAX_LISTS} lists; ask them to delete one first.` };
     const now = this.clock.now();
     const created = await this.prisma.list
       .create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now }, include: { items: true } })
       .catch(async (error: { code?: string }) => {
         if (error.code !== 'P2002') throw error;
-        return this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: true } });
+        return this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: { orderBy: { position: 'asc' } } } });
       });
-    return { ok: true, value: { effect: 'created', list: toView(created) } };
+    return { ok: true, value: created };
   }
 
   async deleteList(userId: string, name: string): Promise<ListResult<{ effect: 'deleted'; list: ListView }>> {
@@ -82,13 +88,15 @@ export class ListService {
 
   /** Adds items (skipping ones already unchecked on the list); a named list that does not exist is created. */
   async addItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange & { listCreated: boolean }>> {
+    // A named list is found or made in one or two round trips; the view is built from what is known.
     let listCreated = false;
-    if (listName && !(await this.findByName(userId, listName))) {
-      const created = await this.createList(userId, listName);
-      if (!created.ok) return created;
-      listCreated = created.value.effect === 'created';
-    }
-    const resolved = await this.resolve(userId, listName);
+    let resolved: ListResult<List & { items: ListItem[] }>;
+    const named = listName ? await this.findByName(userId, listName) : null;
+    if (named) resolved = { ok: true, value: named };
+    else if (listName) {
+      resolved = await this.createRow(userId, listName);
+      listCreated = resolved.ok && resolved.value.items.length === 0;
+    } else resolved = await this.resolve(userId, undefined);
     if (!resolved.ok) return resolved;
     const list = resolved.value;
     const present = new Set(list.items.filter((item) => !item.checked).map((item) => normalizeItem(item.text)));
@@ -107,9 +115,12 @@ export class ListService {
     if (list.items.length + fresh.length > MAX_ITEMS_PER_LIST) return { ok: false, error: `The ${list.name} list would have more than ${MAX_ITEMS_PER_LIST} items. Nothing was added.` };
     const now = this.clock.now();
     const start = list.items.reduce((highest, item) => Math.max(highest, item.position), -1) + 1;
-    await this.prisma.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
-    await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
-    return { ok: true, value: { list: await this.view(list.id), effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };
+    if (fresh.length > 0) {
+      await this.prisma.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
+      await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
+    }
+    const view: ListView = { name: list.name, items: [...list.items.map((item) => ({ text: item.text, checked: item.checked })), ...fresh.map((text) => ({ text, checked: false }))] };
+    return { ok: true, value: { list: view, effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };
   }
 
   /** Checks (or unchecks) items by name. */
