@@ -9,6 +9,7 @@ import { buildEventObject, changeObject, eventsInObject, findInObject, removeFro
 /** A CalDAV connection's settings (not secret). */
 export const caldavSettingsSchema = z.object({
   serverUrl: z.string().url(),
+  username: z.string().min(1),
   calendarUrl: z.string().url(),
   calendarName: z.string(),
 });

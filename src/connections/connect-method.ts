@@ -25,6 +25,8 @@ export interface ConnectMethod<Schema extends z.ZodType<unknown, Record<string, 
   /** Markdown above the form: what connecting does, and what the user needs. */
   intro: string;
   form: FormLayout & { schema: Schema };
+  /** Values the form opens with (a known server address). */
+  initialValues?: Record<string, string>;
   submit(link: ConnectLinkRecord, values: z.output<Schema>): Promise<ConnectOutcome>;
   completeOAuth?(link: ConnectLinkRecord, code: string, verifier: string): Promise<ConnectOutcome>;
 }

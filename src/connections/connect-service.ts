@@ -43,7 +43,7 @@ export class ConnectService {
   async open(token: string): Promise<ConnectResponse> {
     const found = await this.find(await this.links.resolve(token));
     if ('response' in found) return found.response;
-    return document(200, this.render(found.link, found.method, { values: {} }));
+    return document(200, this.render(found.link, found.method, { values: { ...found.method.initialValues } }));
   }
 
   /** `POST /connect/<token>`: the form. */

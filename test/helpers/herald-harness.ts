@@ -13,6 +13,8 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 export const PUBLIC_BASE_URL = 'https://herald.test';
 export const HERALD_SMS_NUMBER = '+15005550006';
 export const HERALD_WHATSAPP_NUMBER = 'whatsapp:+14155238886';
+/** The tests' HERALD_ENCRYPTION_KEY (32 bytes, base64). */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 
 /** Captured log lines, parsed. */
 export interface CapturedLogs {
@@ -69,6 +71,7 @@ export class HeraldHarness {
       OUTBOX_RETRY_BASE_MS: '5',
       OUTBOX_RETRY_MAX_MS: '50',
       DEFAULT_TIMEZONE: 'America/New_York',
+      HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       ...options.env,
     });
     const logs = captureLogs();
