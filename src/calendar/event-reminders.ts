@@ -49,7 +49,8 @@ export class EventReminders {
 
   private reminderTime(event: CalendarEvent, minutesBefore: number): string {
     const start = event.allDay ? DateTime.fromISO(`${event.start}T09:00`, { zone: event.timezone }) : DateTime.fromJSDate(event.startsAt, { zone: event.timezone });
-    return start.minus({ minutes: minutesBefore }).toFormat("yyyy-MM-dd'T'HH:mm");
+    const at = start.minus({ minutes: minutesBefore });
+    return at.toFormat(at.second === 0 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd'T'HH:mm:ss");
   }
 }
 

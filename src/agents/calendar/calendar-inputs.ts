@@ -29,7 +29,7 @@ export function checkTime(value: string, zone: string, choice: 'earlier' | 'late
   if (!resolved.ok) return resolved;
   const instant = localToInstant(resolved.local, zone, resolved.whenAmbiguous ?? choice);
   if (!instant.ok) return { ok: false, error: `${instant.problem.message} Nothing was saved; ask the user which time they mean.` };
-  return { ok: true, local: resolved.local.slice(0, 16), instant: instant.instant, ...(resolved.note ? { note: resolved.note } : {}) };
+  return { ok: true, local: resolved.local, instant: instant.instant, ...(resolved.note ? { note: resolved.note } : {}) };
 }
 
 /** A listing range from two bounds: a date means the whole day (`to` inclusive of it). */
