@@ -20,10 +20,17 @@ const PREFERRED_NAMES = /^(calendar|calendars|personal|home|default|kalender)$/i
  */
 export async function checkCaldavAccount(account: { serverUrl: string; username: string; password: string; timeoutMs: number }, preferred?: string): Promise<CaldavCheck> {
   let lastStatus: number | undefined;
+  let networkError: unknown;
   const timedFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const response = await fetch(input, { ...init, signal: AbortSignal.timeout(account.timeoutMs) });
-    lastStatus = response.status;
-    return response;
+    try {
+      const response = await fetch(input, { ...init, signal: AbortSignal.timeout(account.timeoutMs) });
+      lastStatus = response.status;
+      return response;
+    } catch (error) {
+      // tsdav wraps what fetch threw; the original says why the server could not be reached.
+      networkError ??= error;
+      throw error;
+    }
   };
   try {
     const client = await createDAVClient({
@@ -48,7 +55,7 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
     return { ok: true, calendars: [calendars[index]!, ...calendars.filter((_calendar, position) => position !== index)] };
   } catch (error) {
     if (lastStatus === 401 || lastStatus === 403) return refusedPassword();
-    if (lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${describe(error)}). Check the address and try again.` };
+    if (lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${describe(networkError ?? error)}). Check the address and try again.` };
     return { ok: false, field: 'serverUrl', error: `That server did not answer like a CalDAV calendar server (HTTP ${lastStatus}). Check the address.` };
   }
 }
