@@ -91,7 +91,7 @@ export class BuiltinCalendarProvider implements CalendarProvider {
       const row = await transaction.calendarEvent.findFirst({ where: { id: key, userId: this.userId } });
       if (!row) throw new CalendarError('not_found', 'That event is no longer in the calendar. Nothing was changed.');
       if (version !== undefined && version !== String(row.sequence)) {
-        throw new CalendarError('conflict', 'That event was changed since it was read, so nothing was changed. Read it again and check with the user.');
+        throw new CalendarError('conflict', 'That event was changed since I read it, so I changed nothing. Ask again to see it as it is now.');
       }
       return change(row, transaction);
     });

@@ -103,7 +103,7 @@ export class CaldavCalendarProvider implements CalendarProvider {
     const object = await this.fetchObject(key);
     if (!object) throw new CalendarError('not_found', `That event is no longer in ${this.label}. Nothing was changed.`);
     if (version !== undefined && object.etag !== version) {
-      throw new CalendarError('conflict', `That event was changed in ${this.label} since it was read, so nothing was changed. Read it again and check with the user.`);
+      throw new CalendarError('conflict', `That event was changed in ${this.label} since I read it, so I changed nothing. Ask again to see it as it is now.`);
     }
     // The write below sends this ETag (If-Match): a change landing in between is refused too.
     return version !== undefined ? { ...object, etag: version } : object;
@@ -150,7 +150,7 @@ export class CaldavCalendarProvider implements CalendarProvider {
     if (response.status === 401 || response.status === 403) {
       throw new CalendarError('unauthorized', `${this.label} refused the saved username and password (HTTP ${response.status}). Nothing was changed; the connection is kept. If the password was changed or revoked, the user can connect again ("connect my calendar").`);
     }
-    if (response.status === 412) throw new CalendarError('conflict', `That event was changed in ${this.label} since it was read, so nothing was changed. Read it again and check with the user.`);
+    if (response.status === 412) throw new CalendarError('conflict', `That event was changed in ${this.label} since I read it, so I changed nothing. Ask again to see it as it is now.`);
     if (response.status === 404) throw new CalendarError('not_found', `That event is no longer in ${this.label}. Nothing was changed.`);
     if (response.status >= 500) throw new CalendarError('server', `${this.label} had a server error (HTTP ${response.status}). Nothing was changed, and the connection is kept; try again later.`);
     if (response.status >= 400) throw new CalendarError('server', `${this.label} refused the request (HTTP ${response.status}). Nothing was changed.`);

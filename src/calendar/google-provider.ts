@@ -156,7 +156,7 @@ export class GoogleCalendarProvider implements CalendarProvider {
   }
 
   private conflict(): CalendarError {
-    return new CalendarError('conflict', `That event was changed in ${this.label} since it was read, so nothing was changed. Read it again and check with the user.`);
+    return new CalendarError('conflict', `That event was changed in ${this.label} since I read it, so I changed nothing. Ask again to see it as it is now.`);
   }
 }
 
