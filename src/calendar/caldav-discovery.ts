@@ -50,7 +50,7 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
     const wanted = preferred?.toLowerCase();
     const index = Math.max(0, wanted ? calendars.findIndex((calendar) => calendar.name.toLowerCase() === wanted) : calendars.findIndex((calendar) => PREFERRED_NAMES.test(calendar.name)));
     if (wanted && calendars[index]!.name.toLowerCase() !== wanted) {
-      return { ok: false, field: 'form', error: `There is no calendar named "${preferred}". Calendars there: ${calendars.map((calendar) => calendar.name).join(', ')}.` };
+      return { ok: false, field: 'form', error: `There is no calendar named "${preferred}". Calendars there: ${calendars.map((calendar) => calendar.name).sort().join(', ')}.` };
     }
     return { ok: true, calendars: [calendars[index]!, ...calendars.filter((_calendar, position) => position !== index)] };
   } catch (error) {
