@@ -235,6 +235,58 @@ describe('calendar through the webhook (built-in calendar)', () => {
     expect(await titles()).toEqual([]);
     expect(await harness.database.prisma.reminder.findMany({ where: { userId } })).toMatchObject([{ status: 'cancelled' }]);
   });
+  it('"am I free Friday afternoon?": free time around what is busy; three model calls', async () => {
+    const friday = now().plus({ weeks: 1 }).set({ weekday: 5 }).startOf('day');
+    await add({ title: 'Call with Sam', start: friday.set({ hour: 14 }).toFormat(LOCAL), end: friday.set({ hour: 15 }).toFormat(LOCAL) });
+    await add({ title: 'Day off (all day)', allDay: true, start: friday.toISODate()!, end: friday.plus({ days: 1 }).toISODate()! });
+    harness.anthropic.enqueue(
+      plan(`Check free time on ${friday.toISODate()} from 12:00 to 18:00`),
+      { toolCalls: [{ name: 'find_free_time', input: { from: friday.set({ hour: 12 }).toFormat(LOCAL), to: friday.set({ hour: 18 }).toFormat(LOCAL) } }] },
+      checked((request) => {
+        const result = JSON.parse(toolResults(request)[0]!.content) as { isFree: boolean; free: Array<{ from: string; to: string }>; busy: Array<{ title: string }>; allDay: string[] };
+        expect(result).toEqual({
+          isFree: false,
+          free: [
+            { from: friday.set({ hour: 12 }).toFormat(LOCAL), to: friday.set({ hour: 14 }).toFormat(LOCAL), minutes: 120 },
+            { from: friday.set({ hour: 15 }).toFormat(LOCAL), to: friday.set({ hour: 18 }).toFormat(LOCAL), minutes: 180 },
+          ],
+          busy: [{ title: 'Call with Sam', when: `${friday.toFormat('ccc d LLL')}, 2:00 PM–3:00 PM` }],
+          allDay: ['Day off (all day)'],
+        });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Busy 2-3', reply: 'Mostly: you have a call with Sam from 2 to 3, free 12–2 and 3–6.' } }] };
+      }),
+    );
+    expect(await send('am I free Friday afternoon?')).toBe('Mostly: you have a call with Sam from 2 to 3, free 12–2 and 3–6.');
+    expect(harness.anthropic.requests).toHaveLength(3);
+  });
+
+  it('"choir every Tuesday at 6": a repeating event; moving just one Tuesday waits for YES and leaves the others', async () => {
+    const tuesday = now().plus({ weeks: 1 }).set({ weekday: 2 }).startOf('day');
+    harness.anthropic.enqueue(plan(`Create "Choir" every Tuesday at 18:00 starting ${tuesday.toISODate()}`), {
+      toolCalls: [
+        { name: 'create_calendar_event', input: { title: 'Choir', start: tuesday.set({ hour: 18 }).toFormat(LOCAL), durationMinutes: 90, recurrence: { frequency: 'weekly', weekdays: ['TU'] } } },
+        { name: 'complete_step', input: { summary: 'Created', reply: 'Choir is on your calendar every Tuesday at 6.', created: [{ description: 'Choir' }] } },
+      ],
+    });
+    expect(await send('choir every Tuesday at 6')).toBe('Choir is on your calendar every Tuesday at 6.');
+    const second = tuesday.plus({ weeks: 1 });
+    harness.anthropic.enqueue(plan(`Move the Choir on ${second.toISODate()} to 19:00 (only that one)`), {
+      toolCalls: [
+        { name: 'update_calendar_event', input: { match: 'choir', date: second.toISODate(), start: second.set({ hour: 19 }).toFormat(LOCAL), scope: 'this' } },
+        { name: 'complete_step', input: { summary: 'Awaits confirmation', reply: 'Say yes and I will move that one.' } },
+      ],
+    });
+    expect(await send('move choir on the 2nd Tuesday to 7')).toBe(`Say yes and I will move that one.\n\nMove "Choir" from ${second.toFormat('ccc d LLL')}, 6:00 PM to ${second.toFormat('ccc d LLL')}, 7:00 PM? Reply YES to confirm.`);
+    expect(await send('yes')).toBe(`Moved "Choir" to ${second.toFormat('ccc d LLL')}, 7:00 PM.`);
+    const listed = await (await provider()).listEvents({ from: tuesday.toJSDate(), to: tuesday.plus({ weeks: 3 }).toJSDate() }, ZONE);
+    expect(listed.map((event) => [event.start, event.end])).toEqual([
+      [tuesday.set({ hour: 18 }).toFormat(LOCAL), tuesday.set({ hour: 19, minute: 30 }).toFormat(LOCAL)],
+      [second.set({ hour: 19 }).toFormat(LOCAL), second.set({ hour: 20, minute: 30 }).toFormat(LOCAL)],
+      [tuesday.plus({ weeks: 2, hours: 18 }).toFormat(LOCAL), tuesday.plus({ weeks: 2, hours: 19, minutes: 30 }).toFormat(LOCAL)],
+    ]);
+    expect(harness.anthropic.requests).toHaveLength(4);
+  });
+
   // Last: it stops and restarts Herald's workers (the app is closed by stop).
   it('a YES racing its own Twilio retry, and a second YES, delete the event once', async () => {
     const day = now().plus({ days: 4 }).startOf('day');
