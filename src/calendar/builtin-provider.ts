@@ -3,7 +3,8 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { CalendarError, type CalendarEvent, type EventChanges, type EventDraft, type TimeRange, type WriteOptions } from './calendar-event.js';
 import type { CalendarProvider } from './calendar-provider.js';
-import { buildEventObject, changeObject, eventsInObject, findInObject, objectSpan, objectTitle, removeFromObject, splitOccurrenceId } from './ics-object.js';
+import { buildEventObject, changeObject, removeFromObject } from './ics-changes.js';
+import { eventsInObject, findInObject, objectSpan, objectTitle, splitOccurrenceId } from './ics-object.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -4,7 +4,8 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { Clock } from '../shared/clock.js';
 import { CalendarError, type CalendarEvent, type EventChanges, type EventDraft, type TimeRange, type WriteOptions } from './calendar-event.js';
 import type { CalendarProvider } from './calendar-provider.js';
-import { buildEventObject, changeObject, eventsInObject, findInObject, removeFromObject, splitOccurrenceId } from './ics-object.js';
+import { buildEventObject, changeObject, removeFromObject } from './ics-changes.js';
+import { eventsInObject, findInObject, splitOccurrenceId } from './ics-object.js';
 
 /** A CalDAV connection's settings (not secret). */
 export const caldavSettingsSchema = z.object({

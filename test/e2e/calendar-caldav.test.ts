@@ -6,7 +6,7 @@ import { randomIds } from '../../src/shared/ids.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FaultProxy } from '../fakes/fault-proxy.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createUser } from '../reminders/support.js';
 
@@ -22,9 +22,7 @@ const LOCAL = "yyyy-MM-dd'T'HH:mm";
 const script = new CheckedScript();
 const checked = script.checked.bind(script);
 
-function plan(task: string): ScriptedAnthropicResponse {
-  return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A calendar request', goal: task, steps: [{ id: 'step_1', agent: 'calendar-agent', task }] } }] };
-}
+const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('calendar-agent', task);
 
 /** The agent reports the tool's error to the user in its own words, and the test checks the error it saw. */
 function reportingError(expected: RegExp, reply: string): ScriptedAnthropicResponse {
@@ -74,11 +72,9 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
   const connectionKept = async () => expect(await harness.database.prisma.connection.count({ where: { userId } })).toBe(1);
 
   async function send(body: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
-    const replies = await harness.repliesTo(phone, before + 1);
+    const reply = await harness.exchange(phone, body);
     script.rethrow();
-    return replies[before]!.body ?? '';
+    return reply;
   }
 
   it('lists and adds events on the server itself', async () => {

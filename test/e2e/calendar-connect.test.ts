@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { freePort } from '../helpers/herald-process.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createUser } from '../reminders/support.js';
@@ -20,9 +20,7 @@ import { createUser } from '../reminders/support.js';
 const script = new CheckedScript();
 const checked = script.checked.bind(script);
 
-function plan(task: string): ScriptedAnthropicResponse {
-  return { toolCalls: [{ name: 'create_plan', input: { analysis: 'Calendar connection', goal: task, steps: [{ id: 'step_1', agent: 'calendar-agent', task }] } }] };
-}
+const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('calendar-agent', task);
 
 /** The hidden fields a page's form posts back. */
 function controls(html: string): Record<string, string> {
@@ -64,11 +62,9 @@ describe('connecting a calendar', () => {
   const connections = () => harness.database.prisma.connection.findMany({ where: { userId } });
 
   async function send(body: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
-    const replies = await harness.repliesTo(phone, before + 1);
+    const reply = await harness.exchange(phone, body);
     script.rethrow();
-    return replies[before]!.body ?? '';
+    return reply;
   }
 
   it('"connect my iCloud calendar": a link by text; the form is checked against the server, saved sealed, and the link then works no more', async () => {

@@ -4,7 +4,7 @@ import { googleSecretsSchema } from '../../src/connections/google-accounts.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -20,7 +20,7 @@ const checked = script.checked.bind(script);
 function listTomorrow(reply: (content: string, isError: boolean) => string): ScriptedAnthropicResponse[] {
   const tomorrow = DateTime.now().setZone(ZONE).plus({ days: 1 }).toISODate()!;
   return [
-    { toolCalls: [{ name: 'create_plan', input: { analysis: 'Calendar', goal: 'List tomorrow', steps: [{ id: 'step_1', agent: 'calendar-agent', task: `List the events on ${tomorrow}` }] } }] },
+    singleStepPlan('calendar-agent', `List the events on ${tomorrow}`),
     { toolCalls: [{ name: 'get_calendar_events', input: { from: tomorrow } }] },
     checked((request) => {
       const [result] = toolResults(request);
@@ -66,11 +66,9 @@ describe('Google Calendar through the webhook', () => {
   });
 
   async function send(body: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
-    const replies = await harness.repliesTo(phone, before + 1);
+    const reply = await harness.exchange(phone, body);
     script.rethrow();
-    return replies[before]!.body ?? '';
+    return reply;
   }
   const secrets = async () => googleSecretsSchema.parse(harness.herald.calendar.box.openJson((await harness.database.prisma.connection.findUniqueOrThrow({ where: { id: connectionId } })).secrets));
 
@@ -91,25 +89,18 @@ describe('Google Calendar through the webhook', () => {
     google.revokeAll();
     const told = 'Google no longer lets me into your calendar. Text "connect my Google calendar" to reconnect.';
     const expected = new RegExp(`^Google no longer lets Herald into Google \\(user${counter}@gmail\\.com\\) \\(access was revoked or has expired\\)\\. Nothing was changed\\. Ask the user to connect again by texting "connect my Google calendar"\\.$`);
-    harness.anthropic.enqueue(
-      ...listTomorrow((content, isError) => {
-        expect(isError).toBe(true);
-        expect(content).toMatch(expected);
-        return told;
-      }),
-    );
+    const reportRevoked = (content: string, isError: boolean) => {
+      expect(isError).toBe(true);
+      expect(content).toMatch(expected);
+      return told;
+    };
+    harness.anthropic.enqueue(...listTomorrow(reportRevoked));
     expect(await send("what's on tomorrow?")).toBe(told);
     expect(google.tokenRequests).toEqual([{ grantType: 'refresh_token', ok: false }]);
     expect(await harness.database.prisma.connection.findUniqueOrThrow({ where: { id: connectionId } })).toMatchObject({ status: 'needs_reconnect' });
     const apiCalls = google.apiRequests.length;
 
-    harness.anthropic.enqueue(
-      ...listTomorrow((content, isError) => {
-        expect(isError).toBe(true);
-        expect(content).toMatch(expected);
-        return told;
-      }),
-    );
+    harness.anthropic.enqueue(...listTomorrow(reportRevoked));
     expect(await send('and the day after?')).toBe(told);
     // No second refresh, no API call: the connection is marked, not retried.
     expect(google.tokenRequests).toHaveLength(1);

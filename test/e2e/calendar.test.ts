@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../src/calendar/calendar-event.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness, messageSid } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -17,9 +17,7 @@ const LOCAL = "yyyy-MM-dd'T'HH:mm";
 const script = new CheckedScript();
 const checked = script.checked.bind(script);
 
-function plan(task: string): ScriptedAnthropicResponse {
-  return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A calendar request', goal: 'Handle the calendar request', steps: [{ id: 'step_1', agent: 'calendar-agent', task }] } }] };
-}
+const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('calendar-agent', task);
 
 describe('calendar through the webhook (built-in calendar)', () => {
   let harness: HeraldHarness;
@@ -47,12 +45,10 @@ describe('calendar through the webhook (built-in calendar)', () => {
   const titles = async () => (await harness.database.prisma.calendarEvent.findMany({ where: { userId }, orderBy: { startsAt: 'asc' } })).map((row) => row.title);
   const confirmations = () => harness.database.prisma.pendingConfirmation.findMany({ where: { userId } });
 
-  async function send(body: string, sid?: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body, ...(sid ? { sid } : {}) })).statusCode).toBe(200);
-    const replies = await harness.repliesTo(phone, before + 1);
+  async function send(body: string): Promise<string> {
+    const reply = await harness.exchange(phone, body);
     script.rethrow();
-    return replies[before]!.body ?? '';
+    return reply;
   }
 
   it('"what\'s on tomorrow": one listing, three model calls', async () => {

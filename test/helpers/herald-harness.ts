@@ -112,6 +112,15 @@ export class HeraldHarness {
     return this.twilio.waitForMessages(count, timeoutMs);
   }
 
+  /** Texts Herald from `from` and returns the next message Herald sends that number. */
+  async exchange(from: string, body: string, sid?: string): Promise<string> {
+    const before = this.twilio.messages.filter((message) => message.to === from).length;
+    const response = await this.inbound({ from, body, ...(sid ? { sid } : {}) });
+    if (response.statusCode !== 200) throw new Error(`the webhook answered ${response.statusCode}`);
+    const replies = await this.repliesTo(from, before + 1);
+    return replies[before]!.body ?? '';
+  }
+
   /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`; returns them. */
   async repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
     const deadline = Date.now() + timeoutMs;

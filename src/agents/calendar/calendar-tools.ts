@@ -182,7 +182,8 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         const built = changesOf(input, found.event, context.timezone);
         if (!built.ok) return toolError(built.error);
         const updated = await calendar.provider.updateEvent(found.event.id, built.changes, { scope: input.scope === 'all' ? 'series' : 'occurrence', version: input.version, timezone: context.timezone });
-        if (built.changes.start || built.changes.end) await eventReminders.moved(context.userId, calendar.key, updated);
+        // A reminder belongs to the series: moving one occurrence leaves it where it is.
+        if ((built.changes.start || built.changes.end) && (input.scope === 'all' || !found.event.recurrence)) await eventReminders.moved(context.userId, calendar.key, updated);
         return ok({ effect: 'updated', event: eventView(updated), ...(built.note ? { note: built.note } : {}) });
       },
     }),
@@ -219,7 +220,7 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         to: rangeBound.optional(),
         minMinutes: z.number().int().min(5).max(1440).optional().describe('Default 30'),
         dayStart: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).optional().describe('Default 08:00'),
-        dayEnd: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/).optional().describe('Default 20:00'),
+        dayEnd: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).optional().describe('Default 20:00 (at most 23:59)'),
       }),
       run: async (input, context) => {
         const range = readRange(input.from, input.to, context.timezone);
