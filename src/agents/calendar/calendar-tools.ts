@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { CalendarEvent, EventChanges, EventDraft } from '../../calendar/calendar-event.js';
 import type { CalendarService, UserCalendar } from '../../calendar/calendar-service.js';
@@ -169,10 +170,17 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         const event = found.event;
         const built = changesOf(input, event, context.timezone);
         if (!built.ok) return undefined;
-        const next = built.changes.start ? describeWhen({ allDay: built.changes.allDay ?? event.allDay, start: built.changes.start, timezone: context.timezone }) : undefined;
         const series = input.scope === 'all' && event.recurrence ? 'every ' : '';
-        const question = next ? `Move ${series}"${event.title}" from ${describeWhen(event)} to ${next}?` : `Change ${series}"${event.title}" (${describeWhen(event)}) and invite ${input.attendees!.join(', ')}?`;
-        return { question, done: next ? `Moved "${event.title}" to ${next}.` : `Updated "${event.title}" and sent the invitations.`, input: pinned(input, event) };
+        const invite = input.attendees?.length ? ` and invite ${input.attendees.join(', ')}` : '';
+        if (input.start && built.changes.start) {
+          const next = describeWhen({ allDay: built.changes.allDay ?? event.allDay, start: built.changes.start, timezone: context.timezone });
+          return { question: `Move ${series}"${event.title}" from ${describeWhen(event)} to ${next}${invite}?`, done: `Moved "${event.title}" to ${next}.`, input: pinned(input, event) };
+        }
+        if (built.changes.end) {
+          const end = DateTime.fromISO(built.changes.end, { zone: context.timezone }).toFormat(built.changes.end.includes('T') ? 'h:mm a' : 'ccc d LLL');
+          return { question: `Change ${series}"${event.title}" (${describeWhen(event)}) to end at ${end}${invite}?`, done: `"${event.title}" now ends at ${end}.`, input: pinned(input, event) };
+        }
+        return { question: `Change ${series}"${event.title}" (${describeWhen(event)})${invite}?`, done: `Updated "${event.title}" and sent the invitations.`, input: pinned(input, event) };
       },
       run: async (input, context) => {
         const calendar = await calendars.calendarOf(context.userId);
