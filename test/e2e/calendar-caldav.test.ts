@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CaldavCalendarProvider } from '../../src/calendar/caldav-provider.js';
+import { SecretBox } from '../../src/connections/secret-box.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
@@ -111,6 +112,24 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
     expect(await onServer(date)).toEqual([]);
     await connectionKept();
     expect(harness.anthropic.requests).toHaveLength(3);
+  });
+
+  it('a password saved under another HERALD_ENCRYPTION_KEY: a clear error naming the keys, never garbage; nothing sent to the server', async () => {
+    const connection = await harness.database.prisma.connection.findFirstOrThrow({ where: { userId } });
+    const other = new SecretBox(Buffer.alloc(32, 99));
+    await harness.database.prisma.connection.update({ where: { id: connection.id }, data: { secrets: other.sealJson({ password: 'app-password' }) } });
+    const requests = proxy.requests.length;
+    harness.anthropic.enqueue(
+      plan('List events tomorrow'),
+      { toolCalls: [{ name: 'get_calendar_events', input: { from: day().toISODate() } }] },
+      reportingError(
+        new RegExp(`^A stored secret was encrypted with a different HERALD_ENCRYPTION_KEY \\(key ${other.keyId}; the configured key is ${harness.herald.calendar.box.keyId}\\)\\. Set the key it was saved with, or connect the account again\\.$`),
+        'I can\'t open your saved calendar login (it was saved under a different key). Please connect your calendar again.',
+      ),
+    );
+    expect(await send("what's on tomorrow?")).toBe("I can't open your saved calendar login (it was saved under a different key). Please connect your calendar again.");
+    expect(proxy.requests).toHaveLength(requests);
+    await connectionKept();
   });
 
   it('401 from the server: the user is told the password was refused, the connection is kept', async () => {
