@@ -19,6 +19,7 @@ import type { Benchmark, BenchmarkOutcome } from './support/benchmark.js';
 import { machineBusyOver } from './support/cpu.js';
 import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
+import { calendarBenchmark } from './calendar.js';
 import { pagesBenchmark } from './pages.js';
 import { remindersBenchmark } from './reminders.js';
 import { scenariosBenchmark } from './scenarios.js';
@@ -29,6 +30,7 @@ const benchmarks: Benchmark[] = [
   scenariosBenchmark,
   remindersBenchmark,
   pagesBenchmark,
+  calendarBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -181,6 +181,7 @@ async function startWorker(databaseUrl: string, twilio: FakeTwilioServer): Promi
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       NODE_ENV: 'production',
+      HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
       LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -107,6 +107,7 @@ interface TargetSpec {
 function heraldEnvironment(setup: TargetSetup, databaseUrl: string | undefined): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
     LOG_LEVEL: 'warn',
     PUBLIC_BASE_URL,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

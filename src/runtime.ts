@@ -43,6 +43,7 @@ import { FormRegistry } from './pages/form-definition.js';
 import { PageService } from './pages/page-service.js';
 import { PageStore } from './pages/page-store.js';
 import { profileForm } from './users/profile-form.js';
+import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -73,6 +74,8 @@ export interface Herald {
   reminderDelivery: ReminderDelivery;
   lists: ListService;
   pages: PageService;
+  /** The calendar, connections, connect links and the calendar feed. */
+  calendar: CalendarModule;
   /** Local mode only: what the console transport sent, per number (the dev phone listens). */
   outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
@@ -141,12 +144,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.publicBaseUrl },
     logger.child({ component: 'pages' }),
   );
+  const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
     registry: createAgentRegistry(
-      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), generalAgent].map((agent) => ({
+      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), calendar.agent, generalAgent].map((agent) => ({
         ...agent,
         promptBudgetTokens: config.limits.agentPromptTokens,
       })),
@@ -200,6 +204,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     statusCallbacks: outbox,
     pages,
+    connect: { connect: calendar.connect, calendarFeed: calendar.feed },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
@@ -221,6 +226,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     reminderDelivery,
     lists,
     pages,
+    calendar,
     outboundFeed,
     recovery,
     worker,

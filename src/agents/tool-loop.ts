@@ -210,11 +210,12 @@ async function runOne(
   };
 }
 
-/** A call held for the user's YES: recorded as such, and reported to the model as not done. */
+/** A call held for the user's YES: recorded as such (with the arguments YES will run), and reported to the model as not done. */
 function held(name: string, input: unknown, mutates: boolean, request: ConfirmationRequest): { record: ToolCallRecord; content: string } {
   const result = { effect: 'pending_confirmation', question: request.question };
+  const { input: pinned, ...confirmation } = request;
   return {
-    record: { name, input, isError: false, mutates, result, pendingConfirmation: request },
+    record: { name, input: pinned ?? input, isError: false, mutates, result, pendingConfirmation: confirmation },
     content: JSON.stringify({
       ...result,
       status: 'NOT done yet: it needs the user\'s YES. Herald adds the question to the reply itself. Do not report it as done; say it awaits their confirmation.',

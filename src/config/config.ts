@@ -102,6 +102,24 @@ function toConfig(environment: Environment) {
       /** How long a page link works. */
       ttlHours: environment.PAGE_TTL_HOURS,
     },
+    connections: {
+      /** Unset outside production: a development key is kept under DATA_DIR (src/connections/encryption-key.ts). */
+      encryptionKey: environment.HERALD_ENCRYPTION_KEY,
+      linkTtlMinutes: environment.CONNECT_LINK_TTL_MINUTES,
+      /** One request to a CalDAV server or Google's API. */
+      timeoutMs: environment.CALENDAR_TIMEOUT_MS,
+      /** Unset: Google accounts cannot be connected. */
+      google:
+        environment.GOOGLE_CLIENT_ID && environment.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: environment.GOOGLE_CLIENT_ID,
+              clientSecret: environment.GOOGLE_CLIENT_SECRET,
+              authUrl: environment.GOOGLE_OAUTH_AUTH_URL,
+              tokenUrl: environment.GOOGLE_OAUTH_TOKEN_URL,
+              apiBaseUrl: environment.GOOGLE_API_BASE_URL,
+            }
+          : undefined,
+    },
   };
 }
 

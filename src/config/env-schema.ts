@@ -75,6 +75,12 @@ const publicBaseUrl = urlWithScheme(['http', 'https'], 'an http:// or https:// U
   return undefined;
 });
 
+/** 32 bytes, written as 64 hex characters or as base64 (standard or URL-safe). */
+export function isEncryptionKey(value: string): boolean {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return true;
+  return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
 const postgresUrl = urlWithScheme(['postgres', 'postgresql'], 'a postgres:// or postgresql:// URL');
 
 /**
@@ -154,6 +160,17 @@ export const environmentSchema = z
     REMINDER_BATCH_SIZE: integer(25, 1),
 
     PAGE_TTL_HOURS: integer(72, 1, 24 * 366),
+
+    HERALD_ENCRYPTION_KEY: unsetWhenEmpty(
+      z.string().trim().refine(isEncryptionKey, 'must be 32 random bytes as 64 hex characters or base64 (e.g. the output of: openssl rand -base64 32)').optional(),
+    ),
+    CONNECT_LINK_TTL_MINUTES: integer(15, 1, 24 * 60),
+    CALENDAR_TIMEOUT_MS: integer(15_000, 1),
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
+    GOOGLE_OAUTH_AUTH_URL: unsetWhenEmpty(httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth')),
+    GOOGLE_OAUTH_TOKEN_URL: unsetWhenEmpty(httpUrl.default('https://oauth2.googleapis.com/token')),
+    GOOGLE_API_BASE_URL: unsetWhenEmpty(httpUrl.default('https://www.googleapis.com/')),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one
@@ -170,6 +187,9 @@ export const environmentSchema = z
         path: ['TWILIO_SMS_FROM'],
         message: 'set TWILIO_SMS_FROM or TWILIO_WHATSAPP_FROM so Herald has a number to reply from',
       });
+    }
+    if (Boolean(environment.GOOGLE_CLIENT_ID) !== Boolean(environment.GOOGLE_CLIENT_SECRET)) {
+      context.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither' });
     }
     if (environment.NODE_ENV === 'production') {
       // Without these a production Herald would run but never really answer anyone:
@@ -194,6 +214,9 @@ export const environmentSchema = z
           message: 'is required in production: Twilio signs the public URL it calls',
         });
       }
+      if (!environment.HERALD_ENCRYPTION_KEY) {
+        context.addIssue({ code: 'custom', path: ['HERALD_ENCRYPTION_KEY'], message: 'is required in production: connected accounts\' passwords and tokens are encrypted with it' });
+      }
     }
   }, { when: () => true });
 
@@ -201,4 +224,4 @@ export const environmentSchema = z
 export type Environment = z.infer<typeof environmentSchema>;
 
 /** Variables whose values must never be printed or logged. */
-export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL'] as const;
+export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET'] as const;

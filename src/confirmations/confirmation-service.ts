@@ -2,7 +2,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
-import { describeError } from '../shared/errors.js';
+import { describeError, HeraldError } from '../shared/errors.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { confirmationReply } from './confirmation-replies.js';
 import { confirmationAnswer } from './confirmation-words.js';
@@ -131,7 +131,8 @@ export class ConfirmationService {
       return result.isError ? { ok: false, error: result.error } : { ok: true };
     } catch (error) {
       this.logger.warn({ tool: action.tool, error: describeError(error) }, 'a confirmed action threw');
-      return { ok: false, error: 'something went wrong while doing it' };
+      // Herald's own errors are worded to be read (a calendar that could not be reached); anything else is a bug.
+      return { ok: false, error: error instanceof HeraldError ? error.message : 'something went wrong while doing it' };
     }
   }
 }

@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 
-/** A page token in a path: `/p/<token>` and anything under it. */
-const PAGE_TOKEN = /^(\/p\/)[^/?#]+/;
+/** A secret token in a path: a page (`/p/<token>`), a connect link, a calendar feed; and anything under it. */
+const PATH_TOKEN = /^(\/(?:p|connect|calendar)\/)[^/?#]+/;
+/** An OAuth callback's query holds the authorization code and state. */
+const OAUTH_QUERY = /^(\/oauth\/[^?#]*)\?.*$/;
 
-/** The request path as it may be logged: a page's URL is its key, so its token never is. */
+/** The request path as it may be logged: a page's URL is its key, so its token never is (nor a link's, a feed's, or an OAuth code). */
 export function loggableUrl(url: string): string {
-  return url.replace(PAGE_TOKEN, '$1[token]');
+  return url.replace(PATH_TOKEN, '$1[token]').replace(OAUTH_QUERY, '$1?[redacted]');
 }
 
 /**

@@ -42,6 +42,9 @@ export interface FormDefinition<Schema extends z.ZodType<unknown, Record<string,
   submit(userId: string, values: z.output<Schema>): Promise<FormOutcome>;
 }
 
+/** What rendering and reading a form needs: its fields and labels (the connect pages' forms have these too). */
+export type FormLayout = Pick<FormDefinition, 'title' | 'fields' | 'submitLabel'>;
+
 /** Declares a form with its values' type inferred from its schema. */
 export function defineForm<Schema extends z.ZodType<unknown, Record<string, string>>>(definition: FormDefinition<Schema>): FormDefinition<Schema> {
   const names = new Set<string>();
@@ -79,7 +82,7 @@ export class FormRegistry {
  * The submitted values of a form's fields only (other posted names are ignored): text as
  * posted, a repeated name as its last value, an unticked checkbox as "".
  */
-export function submittedValues(form: FormDefinition, body: Record<string, unknown>): Record<string, string> {
+export function submittedValues(form: Pick<FormLayout, 'fields'>, body: Record<string, unknown>): Record<string, string> {
   const values: Record<string, string> = {};
   for (const field of form.fields) {
     const raw = body[field.name];
@@ -90,7 +93,7 @@ export function submittedValues(form: FormDefinition, body: Record<string, unkno
 }
 
 /** One message per field (the first problem zod found with it); problems with no field go to the form. */
-export function validationMessages(error: z.ZodError, form: FormDefinition): { fieldErrors: Record<string, string>; formError?: string } {
+export function validationMessages(error: z.ZodError, form: Pick<FormLayout, 'fields'>): { fieldErrors: Record<string, string>; formError?: string } {
   const fieldErrors: Record<string, string> = {};
   const formProblems: string[] = [];
   const known = new Set(form.fields.map((field) => field.name));
@@ -100,4 +103,11 @@ export function validationMessages(error: z.ZodError, form: FormDefinition): { f
     else formProblems.push(issue.message);
   }
   return { fieldErrors, ...(formProblems.length > 0 ? { formError: formProblems.join(' ') } : {}) };
+}
+
+/** A posted field: the last value if repeated, undefined if absent. */
+export function postedField(body: Record<string, unknown>, name: string): string | undefined {
+  const raw = body[name];
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === 'string' ? value : undefined;
 }

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js';
-import type { FormDefinition, FormField } from './form-definition.js';
+import type { FormField, FormLayout } from './form-definition.js';
 import { sectionShell } from './section-renderers.js';
 
 /**
@@ -33,7 +33,7 @@ export interface FormState {
  * aria-describedby, the first problem announced. Validation is the server's (`novalidate`),
  * so every browser shows the same messages. Passwords are never written back.
  */
-export function renderForm(form: FormDefinition, heading: string | undefined, index: number, state: FormState, controls: PageControls): SafeHtml {
+export function renderForm(form: FormLayout, heading: string | undefined, index: number, state: FormState, controls: PageControls): SafeHtml {
   const fields = form.fields.map((field) => renderField(field, `f${index}-${field.name}`, state.values[field.name] ?? '', state.fieldErrors?.[field.name]));
   const problem = state.formError ?? (state.fieldErrors && Object.keys(state.fieldErrors).length > 0 ? 'Please correct the fields marked below.' : undefined);
   return sectionShell(

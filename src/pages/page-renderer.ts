@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { FormDefinition } from './form-definition.js';
+import type { FormLayout } from './form-definition.js';
 import { renderChecklist, type ChecklistItems } from './checklist-renderer.js';
 import { renderForm, type FormState, type PageControls } from './form-renderer.js';
 import { html, type SafeHtml } from './html.js';
@@ -15,7 +15,7 @@ export interface PageView {
   /** Checklist items by section index; undefined when the list is gone. */
   checklists: ReadonlyMap<number, ChecklistItems | undefined>;
   /** Forms by section index: the definition (undefined when no longer registered) and state. */
-  forms: ReadonlyMap<number, { definition: FormDefinition | undefined; state: FormState }>;
+  forms: ReadonlyMap<number, { definition: FormLayout | undefined; state: FormState }>;
   /** A line above the content, e.g. why a change was not saved. */
   notice?: string | undefined;
 }

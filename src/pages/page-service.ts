@@ -1,7 +1,7 @@
 import type { ListService } from '../lists/list-service.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
-import { submittedValues, validationMessages, type FormRegistry } from './form-definition.js';
+import { postedField as field, submittedValues, validationMessages, type FormRegistry } from './form-definition.js';
 import { CONTROL_FIELDS, type FormState } from './form-renderer.js';
 import type { ChecklistItems } from './checklist-renderer.js';
 import { capPage } from './page-limits.js';
@@ -186,11 +186,4 @@ export class PageService {
 
 function document(status: number, rendered: RenderedDocument): PageResponse {
   return { kind: 'document', status, document: rendered };
-}
-
-/** A posted control field: the last value if repeated, undefined if absent. */
-function field(body: Record<string, unknown>, name: string): string | undefined {
-  const raw = body[name];
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === 'string' ? value : undefined;
 }

@@ -23,6 +23,13 @@ export interface ToolContext {
 export interface ConfirmationRequest {
   question: string;
   done: string;
+  /**
+   * The exact arguments YES runs, when they must be pinned down further than the call's
+   * own: the event the question names, by id and version, rather than the words that
+   * found it (which might find another one later). Must satisfy the tool's schema. Default:
+   * the call's arguments.
+   */
+  input?: unknown;
 }
 
 /**

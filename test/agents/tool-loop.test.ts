@@ -245,6 +245,27 @@ describe('runToolLoop', () => {
     expect(progress.toolCalls).toEqual([{ name: 'stuck', input: {}, isError: true, mutates: true, result: 'interrupted by a timeout', interrupted: true }]);
   });
 
+  it('holds a call that asks for confirmation, with the exact arguments the tool pinned; the tool does not run', async () => {
+    const deleteTool = defineTool({
+      name: 'delete_event',
+      description: 'Deletes an event.',
+      mutates: true,
+      inputSchema: z.object({ match: z.string().optional(), eventId: z.string().optional() }),
+      confirmation: async () => ({ question: 'Delete "Dentist"?', done: 'Deleted "Dentist".', input: { eventId: 'ev-7' } }),
+      async run() {
+        ran.push('delete');
+        return ok({ effect: 'deleted' });
+      },
+    });
+    ran.length = 0;
+    const { run } = loop([callTool('delete_event', { match: 'dentist' }), say('Waiting for the YES.')], { tools: [deleteTool] });
+    const result = await run();
+    expect(ran).toEqual([]);
+    expect(result.toolCalls).toEqual([
+      { name: 'delete_event', input: { eventId: 'ev-7' }, isError: false, mutates: true, result: { effect: 'pending_confirmation', question: 'Delete "Dentist"?' }, pendingConfirmation: { question: 'Delete "Dentist"?', done: 'Deleted "Dentist".' } },
+    ]);
+  });
+
   it('stops waiting for a model client that ignores the abort signal', async () => {
     const deaf = { generate: () => new Promise<never>(() => {}) };
     const { run } = loop([], { model: deaf, signal: AbortSignal.timeout(50) });

@@ -151,7 +151,7 @@ describe('loadConfig: every problem in one error', () => {
 
   it('reports type errors and cross-field rules in the same pass', () => {
     // A malformed SID, an out-of-range port, a limit below its minimum, a bad enum, a bad URL,
-    // and production without its required settings: eight problems, one message (the bad
+    // and production without its required settings: nine problems, one message (the bad
     // SID counts as set, so only its own format is reported for it).
     const error = configError({
       NODE_ENV: 'production',
@@ -162,7 +162,7 @@ describe('loadConfig: every problem in one error', () => {
       ANTHROPIC_BASE_URL: 'ftp://anthropic.example',
     });
     expect(new Set(listedVariables(error))).toEqual(
-      new Set(['PORT', 'TWILIO_ACCOUNT_SID', 'HISTORY_MAX_MESSAGES', 'LOG_LEVEL', 'ANTHROPIC_BASE_URL', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY']),
+      new Set(['PORT', 'TWILIO_ACCOUNT_SID', 'HISTORY_MAX_MESSAGES', 'LOG_LEVEL', 'ANTHROPIC_BASE_URL', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY', 'HERALD_ENCRYPTION_KEY']),
     );
   });
 
@@ -193,7 +193,7 @@ describe('loadConfig: every problem in one error', () => {
 });
 
 describe('loadConfig: production', () => {
-  const productionRequired = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY'];
+  const productionRequired = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY', 'HERALD_ENCRYPTION_KEY'];
   const complete = {
     NODE_ENV: 'production',
     TWILIO_ACCOUNT_SID: VALID_SID,
@@ -201,19 +201,21 @@ describe('loadConfig: production', () => {
     TWILIO_SMS_FROM: '+15005550006',
     ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY,
     PUBLIC_BASE_URL: 'https://herald.example.com',
+    HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
   };
 
-  it('refuses to start without Twilio credentials, the model key and PUBLIC_BASE_URL, naming each', () => {
+  it('refuses to start without Twilio credentials, the model key, PUBLIC_BASE_URL and the encryption key, naming each', () => {
     const error = configError({ NODE_ENV: 'production' });
     expect(new Set(listedVariables(error))).toEqual(new Set(productionRequired));
     expect(error.message).toMatch(/TWILIO_AUTH_TOKEN: is required in production/);
     expect(error.message).toMatch(/PUBLIC_BASE_URL: is required in production/);
     expect(error.message).toMatch(/TWILIO_ACCOUNT_SID: is required in production/);
     expect(error.message).toMatch(/ANTHROPIC_API_KEY: is required in production/);
+    expect(error.message).toMatch(/HERALD_ENCRYPTION_KEY: is required in production/);
   });
 
   it('refuses with empty values too (empty means unset)', () => {
-    const error = configError({ NODE_ENV: 'production', TWILIO_ACCOUNT_SID: ' ', TWILIO_AUTH_TOKEN: '', PUBLIC_BASE_URL: '  ', ANTHROPIC_API_KEY: '' });
+    const error = configError({ NODE_ENV: 'production', TWILIO_ACCOUNT_SID: ' ', TWILIO_AUTH_TOKEN: '', PUBLIC_BASE_URL: '  ', ANTHROPIC_API_KEY: '', HERALD_ENCRYPTION_KEY: ' ' });
     expect(new Set(listedVariables(error))).toEqual(new Set(productionRequired));
   });
 
@@ -222,6 +224,16 @@ describe('loadConfig: production', () => {
     expect(config.twilio.transport).toBe('twilio');
     expect(config.nodeEnv).toBe('production');
     expect(config.http.publicBaseUrl).toBe('https://herald.example.com');
+  });
+
+  it('takes the encryption key as 64 hex characters or base64 of 32 bytes, and refuses anything else without echoing it', () => {
+    expect(loadConfig({ ...complete, HERALD_ENCRYPTION_KEY: 'ab'.repeat(32) }).connections.encryptionKey).toBe('ab'.repeat(32));
+    expect(loadConfig({ ...complete, HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64url') }).connections.encryptionKey).toBeDefined();
+    for (const key of ['short', 'ab'.repeat(31), Buffer.alloc(16, 1).toString('base64')]) {
+      const error = configError({ ...complete, HERALD_ENCRYPTION_KEY: key });
+      expect(listedVariables(error), key).toEqual(['HERALD_ENCRYPTION_KEY']);
+      expect(error.message).not.toContain(key);
+    }
   });
 });
 

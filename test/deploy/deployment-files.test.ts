@@ -90,14 +90,14 @@ describe('docker-compose.yml', () => {
     expect(environment.NODE_ENV).toBe('production');
   });
 
-  it('gives a valid environment once the Twilio, Anthropic and public URL settings are filled in', () => {
+  it('gives a valid environment once the Twilio, Anthropic, public URL and encryption key settings are filled in', () => {
     const resolved = Object.fromEntries(Object.entries(environmentOf(app!)).map(([key, value]) => [key, withNothingSet(value)]));
 
     // With nothing filled in, production refuses to start, naming exactly these.
     const empty = environmentSchema.safeParse(resolved);
     expect(empty.success).toBe(false);
     expect(new Set(empty.error!.issues.map((issue) => issue.path.join('.')))).toEqual(
-      new Set(['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY']),
+      new Set(['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL', 'ANTHROPIC_API_KEY', 'HERALD_ENCRYPTION_KEY']),
     );
 
     const filled = environmentSchema.safeParse({
@@ -107,6 +107,7 @@ describe('docker-compose.yml', () => {
       TWILIO_SMS_FROM: '+15005550006',
       ANTHROPIC_API_KEY: 'key',
       PUBLIC_BASE_URL: 'https://herald.example.com',
+      HERALD_ENCRYPTION_KEY: 'a'.repeat(64),
     });
     expect(filled.success ? [] : filled.error.issues).toEqual([]);
   });

@@ -13,6 +13,8 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 export const PUBLIC_BASE_URL = 'https://herald.test';
 export const HERALD_SMS_NUMBER = '+15005550006';
 export const HERALD_WHATSAPP_NUMBER = 'whatsapp:+14155238886';
+/** The tests' HERALD_ENCRYPTION_KEY (32 bytes, base64). */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 
 /** Captured log lines, parsed. */
 export interface CapturedLogs {
@@ -69,6 +71,7 @@ export class HeraldHarness {
       OUTBOX_RETRY_BASE_MS: '5',
       OUTBOX_RETRY_MAX_MS: '50',
       DEFAULT_TIMEZONE: 'America/New_York',
+      HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       ...options.env,
     });
     const logs = captureLogs();
@@ -107,6 +110,15 @@ export class HeraldHarness {
   /** Waits until Twilio has accepted `count` messages in total; returns them. */
   replies(count: number, timeoutMs = 10_000) {
     return this.twilio.waitForMessages(count, timeoutMs);
+  }
+
+  /** Texts Herald from `from` and returns the next message Herald sends that number. */
+  async exchange(from: string, body: string, sid?: string): Promise<string> {
+    const before = this.twilio.messages.filter((message) => message.to === from).length;
+    const response = await this.inbound({ from, body, ...(sid ? { sid } : {}) });
+    if (response.statusCode !== 200) throw new Error(`the webhook answered ${response.statusCode}`);
+    const replies = await this.repliesTo(from, before + 1);
+    return replies[before]!.body ?? '';
   }
 
   /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`; returns them. */

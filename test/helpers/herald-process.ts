@@ -37,7 +37,8 @@ export async function freePort(): Promise<number> {
 export async function startHeraldProcess(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<HeraldProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    // A fixed test key unless the test sets one (or unsets it, with ''), so no key file is written into the repository.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 42).toString('base64'), ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -1,5 +1,10 @@
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 
+/** The planner's answer: one step for `agent`. */
+export function singleStepPlan(agent: string, task: string, goal = task): ScriptedAnthropicResponse {
+  return { toolCalls: [{ name: 'create_plan', input: { analysis: `A request for ${agent}`, goal, steps: [{ id: 'step_1', agent, task }] } }] };
+}
+
 /**
  * Scripted model answers that check the request they answer. A failing expectation inside
  * one reaches the test only as a 500 from the fake; `checked` keeps the real assertion so

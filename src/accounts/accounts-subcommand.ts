@@ -1,0 +1,26 @@
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+
+/** What every subcommand gets: the configuration, the open database and a quiet logger. */
+export interface AccountsContext {
+  config: Config;
+  database: Database;
+  logger: Logger;
+}
+
+/** One `npm run accounts -- <name> …` subcommand; each group lives in its own file. */
+export interface AccountsSubcommand {
+  name: string;
+  /** "--phone +15551234567 --id ID" */
+  usage: string;
+  summary: string;
+  /** Option names and whether each takes a value (all strings here). */
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  required: string[];
+  /** Does the work and returns what to print; throws {@link CommandError} for a clear failure. */
+  run(values: Record<string, string | boolean | undefined>, context: AccountsContext): Promise<string>;
+}
+
+/** A failure to print as it is (no stack), with exit status 1. */
+export class CommandError extends Error {}

@@ -1,0 +1,88 @@
+import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
+import { CalendarService } from '../calendar/calendar-service.js';
+import { ConnectionStore } from '../connections/connection-store.js';
+import { resolveEncryptionKey } from '../connections/encryption-key.js';
+import { SecretBox } from '../connections/secret-box.js';
+import { systemClock } from '../shared/clock.js';
+import { randomIds } from '../shared/ids.js';
+import { CommandError, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
+
+/** The services these commands use, on the command's database. */
+async function services({ config, database, logger }: AccountsContext) {
+  const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
+  const connections = new ConnectionStore(database.prisma, box, systemClock);
+  const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
+  return { connections, calendars };
+}
+
+/** The user with this phone number; `create` makes one (as their first text would) when there is none. */
+async function userByPhone(context: AccountsContext, phone: string, create: boolean) {
+  const parsed = parseTwilioAddress(phone);
+  if (!parsed || parsed.channel !== 'sms') throw new CommandError(`"${phone}" is not a phone number in international form, such as +15551234567.`);
+  const found = await context.database.prisma.user.findUnique({ where: { phone: parsed.phone } });
+  if (found || !create) {
+    if (!found) throw new CommandError(`No user has the number ${parsed.phone}.`);
+    return found;
+  }
+  const now = new Date();
+  return context.database.prisma.user.create({ data: { phone: parsed.phone, timezone: timezoneForPhone(parsed.phone, context.config.defaultTimezone), createdAt: now, updatedAt: now } });
+}
+
+/** `add-caldav`, `list` and `remove`: connected accounts (calendars now, mailboxes next). */
+export const connectionSubcommands: AccountsSubcommand[] = [
+  {
+    name: 'add-caldav',
+    usage: '--phone +15551234567 --url URL --username U --password P [--calendar NAME]',
+    summary: "Connect a CalDAV calendar (iCloud, Fastmail, Nextcloud…) as the user's calendar, after checking it with the server.",
+    options: { phone: { type: 'string' }, url: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, calendar: { type: 'string' } },
+    required: ['phone', 'url', 'username', 'password'],
+    async run(values, context) {
+      const user = await userByPhone(context, String(values.phone), true);
+      const { calendars } = await services(context);
+      const url = String(values.url);
+      if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new CommandError(`--url must be the server's full address, starting with https:// (got "${url}").`);
+      const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password: String(values.password), calendar: values.calendar as string | undefined });
+      if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
+      return `Connected ${connected.connection.label} for ${user.phone}: calendar "${connected.calendarName}" is now their calendar (connection ${connected.connection.id}).`;
+    },
+  },
+  {
+    name: 'list',
+    usage: '--phone +15551234567',
+    summary: "The user's connected accounts, and which calendar Herald uses.",
+    options: { phone: { type: 'string' } },
+    required: ['phone'],
+    async run(values, context) {
+      const user = await userByPhone(context, String(values.phone), false);
+      const { connections } = await services(context);
+      const all = await connections.list(user.id);
+      const settings = await context.database.prisma.calendarSettings.findUnique({ where: { userId: user.id } });
+      const lines = all.map((connection) => {
+        const inUse = connection.id === settings?.connectionId ? ', the calendar in use' : '';
+        return `${connection.id}  ${connection.provider}  ${connection.label}  ${connection.status}${inUse}`;
+      });
+      const calendar = settings?.connectionId ? '' : "\nCalendar: Herald's built-in calendar";
+      return `${user.phone}: ${all.length === 0 ? 'no connected accounts' : `${all.length} connected account${all.length === 1 ? '' : 's'}`}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}${calendar}`;
+    },
+  },
+  {
+    name: 'remove',
+    usage: '--phone +15551234567 (--id CONNECTION_ID | --provider caldav|google)',
+    summary: "Delete a connected account and its saved credentials (the user's calendar falls back to Herald's built-in one).",
+    options: { phone: { type: 'string' }, id: { type: 'string' }, provider: { type: 'string' } },
+    required: ['phone'],
+    async run(values, context) {
+      const user = await userByPhone(context, String(values.phone), false);
+      const { connections } = await services(context);
+      const all = await connections.list(user.id);
+      const matching = all.filter((connection) => (values.id ? connection.id === values.id : values.provider ? connection.provider === values.provider : false));
+      if (!values.id && !values.provider) throw new CommandError('Say which: --id CONNECTION_ID (see `list`) or --provider caldav|google.');
+      if (matching.length === 0) throw new CommandError(`${user.phone} has no such connected account. ${all.length > 0 ? `They have: ${all.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.` : 'They have none.'}`);
+      if (matching.length > 1) throw new CommandError(`${matching.length} accounts match; give --id: ${matching.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.`);
+      const [connection] = matching as [(typeof matching)[number]];
+      await connections.remove(user.id, connection.id);
+      await context.database.prisma.calendarEventReminder.deleteMany({ where: { userId: user.id, calendarKey: connection.id } });
+      return `Removed ${connection.label} (${connection.id}) and its credentials for ${user.phone}.`;
+    },
+  },
+];

@@ -1,0 +1,40 @@
+import type { Config } from '../config/config.js';
+import { ConnectLinks } from '../connections/connect-links.js';
+import { ConnectService } from '../connections/connect-service.js';
+import { ConnectionStore } from '../connections/connection-store.js';
+import { resolveEncryptionKey } from '../connections/encryption-key.js';
+import { GoogleAccounts } from '../connections/google-accounts.js';
+import { SecretBox } from '../connections/secret-box.js';
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { Logger } from '../logging/logger.js';
+import type { ReminderService } from '../reminders/reminder-service.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { calendarAgent } from '../agents/calendar/calendar-agent.js';
+import { calendarConnectMethods } from './calendar-connect-methods.js';
+import { CalendarFeed } from './calendar-feed.js';
+import { CalendarService } from './calendar-service.js';
+import { EventReminders } from './event-reminders.js';
+
+/**
+ * The calendar and the connection machinery it stands on, wired together: the secret box
+ * (HERALD_ENCRYPTION_KEY), connections, connect links and pages, Google accounts, the
+ * calendar service, its feed and calendar-agent. Email (next) adds its connect methods and
+ * agent beside these, on the same box, store and links.
+ */
+export async function createCalendarModule(deps: { config: Config; prisma: PrismaClient; reminders: ReminderService; clock: Clock; ids: IdGenerator; logger: Logger }) {
+  const { config, prisma, clock, ids, logger } = deps;
+  const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
+  const connections = new ConnectionStore(prisma, box, clock);
+  const links = new ConnectLinks(prisma, box, clock, { ttlMinutes: config.connections.linkTtlMinutes, publicBaseUrl: config.http.publicBaseUrl });
+  const base = config.http.publicBaseUrl.replace(/\/+$/, '');
+  const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger.child({ component: 'google' })) : undefined;
+  const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'calendar' }) });
+  const feed = new CalendarFeed(prisma, box, clock, config.http.publicBaseUrl);
+  const eventReminders = new EventReminders(prisma, deps.reminders);
+  const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
+  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed }) };
+}
+
+/** The wired calendar module. */
+export type CalendarModule = Awaited<ReturnType<typeof createCalendarModule>>;

@@ -1,0 +1,144 @@
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { ConnectionRecord, ConnectionStore } from '../connections/connection-store.js';
+import { GoogleAccessRevokedError, type GoogleAccounts } from '../connections/google-accounts.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { BuiltinCalendarProvider } from './builtin-provider.js';
+import { checkCaldavAccount, type CaldavCheck } from './caldav-discovery.js';
+import { CaldavCalendarProvider, caldavSecretsSchema, caldavSettingsSchema } from './caldav-provider.js';
+import { CalendarError } from './calendar-event.js';
+import type { CalendarProvider } from './calendar-provider.js';
+import { GoogleCalendarProvider } from './google-provider.js';
+
+/** The user's calendar, and the key its event reminders are filed under ("builtin", or the connection's id). */
+export interface UserCalendar {
+  provider: CalendarProvider;
+  key: string;
+  connection?: ConnectionRecord | undefined;
+}
+
+/** What the calendar service needs. */
+export interface CalendarServiceDependencies {
+  prisma: PrismaClient;
+  connections: ConnectionStore;
+  /** Absent when Google is not configured (GOOGLE_CLIENT_ID unset). */
+  google?: GoogleAccounts | undefined;
+  clock: Clock;
+  ids: IdGenerator;
+  /** One request to a CalDAV server or Google. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Which calendar a user has: their connected CalDAV or Google calendar when they chose one,
+ * else Herald's built-in calendar (everyone has it). One is active at a time; connecting a
+ * calendar makes it the active one, disconnecting removes its credentials and falls back
+ * to the built-in calendar.
+ */
+export class CalendarService {
+  constructor(private readonly deps: CalendarServiceDependencies) {}
+
+  /** The user's active calendar. */
+  async calendarOf(userId: string): Promise<UserCalendar> {
+    const settings = await this.deps.prisma.calendarSettings.findUnique({ where: { userId }, include: { connection: true } });
+    const connection = settings?.connection ? await this.deps.connections.find(userId, settings.connection.id) : undefined;
+    if (!connection) return { provider: new BuiltinCalendarProvider(this.deps.prisma, userId, this.deps.clock, this.deps.ids), key: 'builtin' };
+    return { provider: this.providerFor(connection), key: connection.id, connection };
+  }
+
+  /** A provider for a connection (also for checking one before it is used). */
+  providerFor(connection: ConnectionRecord): CalendarProvider {
+    if (connection.provider === 'google') {
+      if (!this.deps.google) throw new CalendarError('unauthorized', 'Google Calendar is not set up on this Herald (the operator has not configured a Google client). Nothing was changed.');
+      if (connection.status === 'needs_reconnect') throw new GoogleAccessRevokedError(connection.label);
+      return new GoogleCalendarProvider(connection, this.deps.google, this.deps.timeoutMs);
+    }
+    if (connection.provider === 'caldav') return new LazyCaldavProvider(connection, this.deps);
+    throw new CalendarError('invalid', `A ${connection.provider} connection is not a calendar.`);
+  }
+
+  /** Makes the connection the user's calendar. */
+  async useConnection(userId: string, connectionId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.prisma.calendarSettings.upsert({ where: { userId }, create: { userId, connectionId, updatedAt: now }, update: { connectionId, updatedAt: now } });
+    this.deps.logger.info({ userId, connectionId }, 'calendar connected');
+  }
+
+  /**
+   * Removes the active calendar's connection and its credentials; the built-in calendar is
+   * the user's calendar again. Undefined when the built-in calendar was already in use.
+   */
+  async disconnect(userId: string): Promise<ConnectionRecord | undefined> {
+    const { connection } = await this.calendarOf(userId);
+    if (!connection) return undefined;
+    await this.deps.connections.remove(userId, connection.id);
+    await this.deps.prisma.calendarEventReminder.deleteMany({ where: { userId, calendarKey: connection.id } });
+    this.deps.logger.info({ userId, connectionId: connection.id }, 'calendar disconnected');
+    return connection;
+  }
+
+  /**
+   * Checks a CalDAV account against its server (discovery, sign-in, its calendars) and only
+   * then saves it, password sealed, as the user's calendar. Nothing is stored when the
+   * check fails; the answer says what to fix, by field.
+   */
+  async connectCaldav(userId: string, input: { serverUrl: string; username: string; password: string; calendar?: string | undefined }): Promise<{ ok: true; connection: ConnectionRecord; calendarName: string } | Extract<CaldavCheck, { ok: false }>> {
+    const checked = await checkCaldavAccount({ ...input, timeoutMs: this.deps.timeoutMs }, input.calendar);
+    if (!checked.ok) return checked;
+    const chosen = checked.calendars[0]!;
+    const host = new URL(input.serverUrl).hostname;
+    const service = /icloud\.com$/i.test(host) ? 'iCloud' : /fastmail/i.test(host) ? 'Fastmail' : host;
+    const connection = await this.deps.connections.save(userId, {
+      provider: 'caldav',
+      account: `${input.username}@${host}`,
+      label: `${service} (${input.username})`,
+      settings: { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url, calendarName: chosen.name },
+      secrets: { password: input.password },
+    });
+    await this.useConnection(userId, connection.id);
+    return { ok: true, connection, calendarName: chosen.name };
+  }
+
+  /** Whether Google accounts can be connected here. */
+  get googleConfigured(): boolean {
+    return this.deps.google !== undefined;
+  }
+}
+
+/**
+ * A CalDAV provider whose password is only opened when the calendar is used (a wrong
+ * HERALD_ENCRYPTION_KEY is then a clear error for that call, not a crash elsewhere).
+ */
+class LazyCaldavProvider implements CalendarProvider {
+  readonly kind = 'caldav' as const;
+  readonly label: string;
+  private provider: Promise<CalendarProvider> | undefined;
+
+  constructor(
+    private readonly connection: ConnectionRecord,
+    private readonly deps: CalendarServiceDependencies,
+  ) {
+    this.label = connection.label;
+  }
+
+  private open(): Promise<CalendarProvider> {
+    this.provider ??= (async () => {
+      const settings = caldavSettingsSchema.parse(this.connection.settings);
+      const secrets = await this.deps.connections.secrets(this.connection, caldavSecretsSchema);
+      return new CaldavCalendarProvider(
+        { label: this.connection.label, calendarUrl: settings.calendarUrl, username: settings.username, password: secrets.password, timeoutMs: this.deps.timeoutMs },
+        this.deps.clock,
+        this.deps.ids,
+      );
+    })();
+    return this.provider;
+  }
+
+  listEvents: CalendarProvider['listEvents'] = async (...args) => (await this.open()).listEvents(...args);
+  getEvent: CalendarProvider['getEvent'] = async (...args) => (await this.open()).getEvent(...args);
+  createEvent: CalendarProvider['createEvent'] = async (...args) => (await this.open()).createEvent(...args);
+  updateEvent: CalendarProvider['updateEvent'] = async (...args) => (await this.open()).updateEvent(...args);
+  deleteEvent: CalendarProvider['deleteEvent'] = async (...args) => (await this.open()).deleteEvent(...args);
+}

@@ -1,0 +1,140 @@
+import { CodeChallengeMethod, OAuth2Client, type Credentials } from 'google-auth-library';
+import { z } from 'zod';
+import type { Logger } from '../logging/logger.js';
+import { ConfigurationError, ToolError } from '../shared/errors.js';
+import type { ConnectionRecord, ConnectionStore } from './connection-store.js';
+
+/** Google's OAuth settings (GOOGLE_* variables). */
+export interface GoogleSettings {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  apiBaseUrl: string;
+}
+
+/** What a Google connection keeps sealed. */
+export const googleSecretsSchema = z.object({
+  refreshToken: z.string().min(1),
+  accessToken: z.string().optional(),
+  /** Epoch milliseconds. */
+  expiresAt: z.number().optional(),
+});
+
+/** Google took Herald's access away (revoked, or the refresh token expired): the user must connect again. */
+export class GoogleAccessRevokedError extends ToolError {
+  constructor(label: string) {
+    super(`Google no longer lets Herald into ${label} (access was revoked or has expired). Nothing was changed. Ask the user to connect again by texting "connect my Google calendar".`);
+  }
+}
+
+/** The scopes every Google connection asks for: who the account is. Features add theirs (incremental consent). */
+const IDENTITY_SCOPES = ['openid', 'email'];
+
+/**
+ * Google accounts: OAuth 2.0 authorization code with PKCE (S256) and offline access, for a
+ * connection whose scopes grow as features are added (calendar now, Gmail next: the same
+ * connection, `include_granted_scopes`). Clients made here refresh an expired access
+ * token on their own and store the new one sealed; a refresh Google refuses
+ * (`invalid_grant`) marks the connection as needing a reconnect.
+ */
+export class GoogleAccounts {
+  constructor(
+    private readonly settings: GoogleSettings,
+    private readonly redirectUri: string,
+    private readonly connections: ConnectionStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Google's consent page for these scopes, bound to the link by `state` and to this browser by the PKCE challenge. */
+  consentUrl(scopes: string[], state: string, codeChallenge: string): string {
+    return this.oauthClient().generateAuthUrl({
+      access_type: 'offline',
+      // Asks again even when granted before, so Google returns a refresh token every time.
+      prompt: 'consent',
+      include_granted_scopes: true,
+      scope: [...IDENTITY_SCOPES, ...scopes],
+      state,
+      code_challenge: codeChallenge,
+      code_challenge_method: CodeChallengeMethod.S256,
+    });
+  }
+
+  /** Exchanges the code (with its verifier) and saves the user's Google connection, merging scopes with what it had. */
+  async connect(userId: string, code: string, verifier: string, extraSettings: Record<string, unknown> = {}): Promise<ConnectionRecord> {
+    const { tokens } = await this.oauthClient().getToken({ code, codeVerifier: verifier });
+    if (!tokens.refresh_token) throw new ConfigurationError('Google did not return a refresh token, so Herald could not stay connected. Try connecting again.');
+    const email = emailOf(tokens.id_token) ?? 'Google account';
+    const existing = (await this.connections.list(userId)).find((connection) => connection.provider === 'google' && connection.account === email);
+    const scopes = [...new Set([...(existing?.scopes ?? []), ...(tokens.scope?.split(/\s+/).filter(Boolean) ?? [])])];
+    return this.connections.save(userId, {
+      provider: 'google',
+      account: email,
+      label: `Google (${email})`,
+      scopes,
+      settings: { ...existing?.settings, ...extraSettings },
+      secrets: { refreshToken: tokens.refresh_token, accessToken: tokens.access_token ?? undefined, expiresAt: tokens.expiry_date ?? undefined },
+    });
+  }
+
+  /** An authorised client for the connection; throws {@link GoogleAccessRevokedError} when it needs a reconnect. */
+  async client(connection: ConnectionRecord): Promise<OAuth2Client> {
+    if (connection.status === 'needs_reconnect') throw new GoogleAccessRevokedError(connection.label);
+    const secrets = await this.connections.secrets(connection, googleSecretsSchema);
+    const client = this.oauthClient();
+    client.setCredentials({ refresh_token: secrets.refreshToken, access_token: secrets.accessToken ?? null, expiry_date: secrets.expiresAt ?? null });
+    client.on('tokens', (tokens: Credentials) => {
+      // A refresh: keep the new access token (and a rotated refresh token, should Google send one).
+      void this.connections
+        .updateSecrets(connection.id, {
+          refreshToken: tokens.refresh_token ?? secrets.refreshToken,
+          accessToken: tokens.access_token ?? undefined,
+          expiresAt: tokens.expiry_date ?? undefined,
+        })
+        .catch((error: unknown) => this.logger.warn({ connectionId: connection.id, error: String(error) }, 'could not store a refreshed Google token'));
+    });
+    return client;
+  }
+
+  /** When Google refused the refresh token: marks the connection and returns the error to report. */
+  async revoked(connection: ConnectionRecord): Promise<GoogleAccessRevokedError> {
+    await this.connections.markNeedsReconnect(connection.id);
+    this.logger.warn({ connectionId: connection.id, userId: connection.userId }, 'Google refused the refresh token; the connection needs a reconnect');
+    return new GoogleAccessRevokedError(connection.label);
+  }
+
+  /** The API base URL clients are pointed at (Google's, or a test's fake). */
+  get apiBaseUrl(): string {
+    return this.settings.apiBaseUrl;
+  }
+
+  private oauthClient(): OAuth2Client {
+    return new OAuth2Client({
+      clientId: this.settings.clientId,
+      clientSecret: this.settings.clientSecret,
+      redirectUri: this.redirectUri,
+      endpoints: { oauth2AuthBaseUrl: this.settings.authUrl, oauth2TokenUrl: this.settings.tokenUrl },
+    });
+  }
+}
+
+/** True for Google's answer to a refresh token it no longer honours. */
+export function isInvalidGrant(error: unknown): boolean {
+  const data = (error as { response?: { data?: unknown } } | undefined)?.response?.data;
+  return typeof data === 'object' && data !== null && (data as { error?: unknown }).error === 'invalid_grant';
+}
+
+/**
+ * The email in the ID token from the token endpoint. Read without checking its signature:
+ * it came straight from Google's token endpoint over TLS, which OpenID Connect allows.
+ */
+function emailOf(idToken: string | null | undefined): string | undefined {
+  const payload = idToken?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { email?: unknown };
+    return typeof claims.email === 'string' ? claims.email : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/connections/secret-box.js';
+import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
+import { RadicaleServer } from '../helpers/radicale-server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+/**
+ * `npm run accounts`, run for real as a child process against a test database and a real
+ * Radicale: it prints what it did, and exits non-zero with a clear message when it cannot.
+ */
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('npm run accounts', () => {
+  let database: TestDatabase;
+  let radicale: RadicaleServer;
+
+  beforeAll(async () => {
+    [database, radicale] = await Promise.all([createTestDatabase(2), RadicaleServer.start({ ana: 'app-password' })]);
+    await radicale.createCalendar('ana', 'app-password', 'personal', 'Personal');
+    await radicale.createCalendar('ana', 'app-password', 'work', 'Work');
+  });
+  afterAll(async () => {
+    await radicale.stop();
+    await database.drop();
+  });
+
+  function accounts(...args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'accounts', '--', ...args],
+        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago' }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+  const connections = () => database.prisma.connection.findMany({ orderBy: { createdAt: 'asc' } });
+
+  it('add-caldav checks the account with the server, then saves it sealed as the user\'s calendar (making the user)', async () => {
+    const run = await accounts('add-caldav', '--phone', '+14155552671', '--url', radicale.url, '--username', 'ana', '--password', 'app-password', '--calendar', 'Work');
+    expect(run.stderr).not.toContain('Error');
+    expect(run.code).toBe(0);
+    const [saved] = await connections();
+    expect(run.stdout).toBe(`Connected 127.0.0.1 (ana) for +14155552671: calendar "Work" is now their calendar (connection ${saved!.id}).\n`);
+    expect(saved).toMatchObject({ provider: 'caldav', settings: { calendarName: 'Work', calendarUrl: `${radicale.url}/ana/work/` } });
+    expect(saved!.secrets).not.toContain('app-password');
+    expect(new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).openJson(saved!.secrets)).toEqual({ password: 'app-password' });
+    const user = await database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155552671' } });
+    expect(user.timezone).toBe('America/Chicago'); // the US has several zones: DEFAULT_TIMEZONE
+    expect(await database.prisma.calendarSettings.findUnique({ where: { userId: user.id } })).toMatchObject({ connectionId: saved!.id });
+  });
+
+  it('list shows the accounts and which calendar is in use', async () => {
+    const [saved] = await connections();
+    const run = await accounts('list', '--phone', '+14155552671');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`+14155552671: 1 connected account\n${saved!.id}  caldav  127.0.0.1 (ana)  active, the calendar in use\n`);
+  });
+
+  it('fails clearly, saving nothing: a refused password, an unknown calendar, an unreachable server, a bad number', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--password', 'wrong'], /^Not connected: The server refused this username and password\./],
+      [['--password', 'app-password', '--calendar', 'Holidays'], /^Not connected: There is no calendar named "Holidays"\. Calendars there: Personal, Work\./],
+    ];
+    for (const [extra, message] of cases) {
+      const run = await accounts('add-caldav', '--phone', '+14155552672', '--url', radicale.url, '--username', 'ana', ...extra);
+      expect(run.code, extra.join(' ')).toBe(1);
+      expect(run.stderr.trim()).toMatch(message);
+      expect(run.stdout).toBe('');
+    }
+    const down = await accounts('add-caldav', '--phone', '+14155552672', '--url', 'http://127.0.0.1:1/', '--username', 'ana', '--password', 'x');
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/Not connected: Could not reach that server/);
+    const badPhone = await accounts('list', '--phone', 'not-a-number');
+    expect(badPhone).toMatchObject({ code: 1, stderr: expect.stringContaining('"not-a-number" is not a phone number in international form') });
+    expect(await connections()).toHaveLength(1);
+  });
+
+  it('usage mistakes exit 2 with the usage', async () => {
+    const missing = await accounts('add-caldav', '--phone', '+14155552671');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing --url, --username, --password');
+    const unknown = await accounts('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    expect(unknown.stderr).toContain('add-caldav --phone +15551234567 --url URL --username U --password P');
+  });
+
+  it('remove deletes the account and its credentials; the calendar is the built-in one again', async () => {
+    const [saved] = await connections();
+    const nothing = await accounts('remove', '--phone', '+14155552671', '--provider', 'google');
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain(`+14155552671 has no such connected account. They have: ${saved!.id} (127.0.0.1 (ana)).`);
+    const run = await accounts('remove', '--phone', '+14155552671', '--id', saved!.id);
+    expect(run).toMatchObject({ code: 0, stdout: `Removed 127.0.0.1 (ana) (${saved!.id}) and its credentials for +14155552671.\n` });
+    expect(await connections()).toEqual([]);
+    expect((await accounts('list', '--phone', '+14155552671')).stdout).toBe("+14155552671: no connected accounts\nCalendar: Herald's built-in calendar\n");
+  });
+});

@@ -1,0 +1,331 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DateTime } from 'luxon';
+import rrule from 'rrule';
+
+const { RRule } = rrule;
+
+/** An event time as the Calendar API writes it. */
+interface GoogleTime {
+  dateTime?: string;
+  date?: string;
+  timeZone?: string;
+}
+
+/** A stored event (a single one, or a recurring series). */
+interface StoredEvent {
+  id: string;
+  etag: string;
+  status: 'confirmed' | 'cancelled';
+  summary?: string;
+  location?: string;
+  description?: string;
+  start: GoogleTime;
+  end: GoogleTime;
+  recurrence?: string[];
+  attendees?: Array<{ email: string }>;
+  /** Changed or cancelled occurrences, by instance id. */
+  instances: Map<string, Partial<StoredEvent> & { status: 'confirmed' | 'cancelled'; etag: string }>;
+}
+
+/** What the token endpoint was asked, in order. */
+export interface TokenRequest {
+  grantType: string;
+  ok: boolean;
+}
+
+/**
+ * A local stand-in for Google at the network edge: the OAuth consent page (approves as a
+ * configured account), the token endpoint (authorization code with PKCE S256, refresh
+ * tokens, `invalid_grant` once revoked) and the Calendar v3 endpoints the official client
+ * calls (events list with singleEvents expansion, get, insert, patch, delete; ETags and
+ * If-Match). Access tokens expire on command, so refreshing is exercised for real.
+ */
+export class FakeGoogleServer {
+  readonly clientId = 'herald-test.apps.googleusercontent.com';
+  readonly clientSecret = 'test-google-client-secret';
+  /** Who consents on the consent page; undefined: the user refuses (error=access_denied). */
+  consentAs: string | undefined = 'ana@gmail.com';
+  readonly tokenRequests: TokenRequest[] = [];
+  /** Calendar API requests, as "METHOD path". */
+  readonly apiRequests: string[] = [];
+  private readonly codes = new Map<string, { challenge: string; email: string; scope: string; redirectUri: string }>();
+  private readonly accessTokens = new Map<string, { expiresAt: number; email: string }>();
+  private readonly refreshTokens = new Map<string, { email: string; revoked: boolean; scope: string }>();
+  private readonly events = new Map<string, StoredEvent>();
+  private nextFailures: number[] = [];
+  private counter = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<FakeGoogleServer> {
+    let fake: FakeGoogleServer | undefined;
+    const server = createServer((request, response) => {
+      fake!.handle(request, response).catch((error: unknown) => send(response, 500, { error: { code: 500, message: String(error) } }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    fake = new FakeGoogleServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return fake;
+  }
+
+  /** Settings pointing Herald here. */
+  env(): Record<string, string> {
+    return {
+      GOOGLE_CLIENT_ID: this.clientId,
+      GOOGLE_CLIENT_SECRET: this.clientSecret,
+      GOOGLE_OAUTH_AUTH_URL: `${this.url}/o/oauth2/v2/auth`,
+      GOOGLE_OAUTH_TOKEN_URL: `${this.url}/token`,
+      GOOGLE_API_BASE_URL: `${this.url}/`,
+    };
+  }
+
+  /** A refresh token for `email`, as if consent had been given before (for tests that start connected). */
+  grant(email = 'ana@gmail.com', scope = 'openid email https://www.googleapis.com/auth/calendar.events'): { refreshToken: string; accessToken: string; expiresAt: number } {
+    const refreshToken = `1//refresh-${this.token()}`;
+    this.refreshTokens.set(refreshToken, { email, revoked: false, scope });
+    const accessToken = this.issueAccessToken(email);
+    return { refreshToken, accessToken, expiresAt: this.accessTokens.get(accessToken)!.expiresAt };
+  }
+
+  /** Every access token issued so far stops working (as after an hour). */
+  expireAccessTokens(): void {
+    for (const token of this.accessTokens.values()) token.expiresAt = 0;
+  }
+
+  /** The user removed Herald's access in their Google account. */
+  revokeAll(): void {
+    for (const token of this.refreshTokens.values()) token.revoked = true;
+    this.accessTokens.clear();
+  }
+
+  /** The next API requests answer these statuses (5xx, 403…), in order. */
+  failNext(...statuses: number[]): void {
+    this.nextFailures.push(...statuses);
+  }
+
+  /** The stored events' titles (cancelled ones excluded). */
+  titles(): string[] {
+    return [...this.events.values()].filter((event) => event.status !== 'cancelled').map((event) => event.summary ?? '');
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', this.url);
+    const body = await readBody(request);
+    if (url.pathname === '/o/oauth2/v2/auth') return this.consent(url, response);
+    if (url.pathname === '/token' && request.method === 'POST') return this.tokenEndpoint(new URLSearchParams(body), response);
+    const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!match) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
+    this.apiRequests.push(`${request.method} ${url.pathname}`);
+    const failure = this.nextFailures.shift();
+    if (failure) return send(response, failure, { error: { code: failure, message: `fake failure ${failure}` } });
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    const access = bearer ? this.accessTokens.get(bearer) : undefined;
+    if (!access || access.expiresAt <= Date.now()) return send(response, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+    const id = match[2] ? decodeURIComponent(match[2]) : undefined;
+    const input = body ? (JSON.parse(body) as Partial<StoredEvent>) : {};
+    const ifMatch = request.headers['if-match'];
+    if (!id && request.method === 'GET') return send(response, 200, this.list(url.searchParams));
+    if (!id && request.method === 'POST') return send(response, 200, this.insert(input));
+    if (!id) return send(response, 405, { error: { code: 405, message: 'Method not allowed' } });
+    const found = this.find(id);
+    if (!found) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
+    if (ifMatch && ifMatch !== found.view.etag) return send(response, 412, { error: { code: 412, message: 'Precondition Failed' } });
+    if (request.method === 'GET') return found.view.status === 'cancelled' ? send(response, 410, { error: { code: 410, message: 'Resource has been deleted' } }) : send(response, 200, found.view);
+    if (request.method === 'PATCH') return send(response, 200, this.patch(found, input));
+    if (request.method === 'DELETE') {
+      this.remove(found);
+      response.writeHead(204).end();
+      return;
+    }
+    return send(response, 405, { error: { code: 405, message: 'Method not allowed' } });
+  }
+
+  private consent(url: URL, response: ServerResponse): void {
+    const redirectUri = url.searchParams.get('redirect_uri') ?? '';
+    const state = url.searchParams.get('state') ?? '';
+    const target = new URL(redirectUri);
+    target.searchParams.set('state', state);
+    if (!this.consentAs || url.searchParams.get('code_challenge_method') !== 'S256' || url.searchParams.get('client_id') !== this.clientId) {
+      target.searchParams.set('error', 'access_denied');
+    } else {
+      const code = `4/code-${this.token()}`;
+      this.codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', email: this.consentAs, scope: url.searchParams.get('scope') ?? '', redirectUri });
+      target.searchParams.set('code', code);
+    }
+    response.writeHead(302, { location: target.toString() }).end();
+  }
+
+  private tokenEndpoint(form: URLSearchParams, response: ServerResponse): void {
+    const grantType = form.get('grant_type') ?? '';
+    const refuse = (error: string, description: string) => {
+      this.tokenRequests.push({ grantType, ok: false });
+      send(response, 400, { error, error_description: description });
+    };
+    if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) return refuse('invalid_client', 'Unauthorized');
+    if (grantType === 'authorization_code') {
+      const code = this.codes.get(form.get('code') ?? '');
+      this.codes.delete(form.get('code') ?? '');
+      const verifier = form.get('code_verifier') ?? '';
+      if (!code || code.redirectUri !== form.get('redirect_uri')) return refuse('invalid_grant', 'Bad Request');
+      if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return refuse('invalid_grant', 'Invalid code verifier.');
+      const refreshToken = `1//refresh-${this.token()}`;
+      this.refreshTokens.set(refreshToken, { email: code.email, revoked: false, scope: code.scope });
+      this.tokenRequests.push({ grantType, ok: true });
+      const idToken = [{ alg: 'none' }, { email: code.email, iss: 'https://accounts.google.com' }, {}].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
+      return send(response, 200, { access_token: this.issueAccessToken(code.email), refresh_token: refreshToken, expires_in: 3599, scope: code.scope, token_type: 'Bearer', id_token: idToken });
+    }
+    if (grantType === 'refresh_token') {
+      const stored = this.refreshTokens.get(form.get('refresh_token') ?? '');
+      if (!stored || stored.revoked) return refuse('invalid_grant', 'Token has been expired or revoked.');
+      this.tokenRequests.push({ grantType, ok: true });
+      return send(response, 200, { access_token: this.issueAccessToken(stored.email), expires_in: 3599, scope: stored.scope, token_type: 'Bearer' });
+    }
+    return refuse('unsupported_grant_type', 'Invalid grant_type');
+  }
+
+  private issueAccessToken(email: string): string {
+    const token = `ya29.${this.token()}`;
+    this.accessTokens.set(token, { email, expiresAt: Date.now() + 3_599_000 });
+    return token;
+  }
+
+  private insert(input: Partial<StoredEvent>): unknown {
+    const id = `ev${(this.counter += 1)}${randomBytes(3).toString('hex')}`;
+    const event: StoredEvent = {
+      id,
+      etag: this.etag(),
+      status: 'confirmed',
+      summary: input.summary,
+      location: input.location,
+      description: input.description,
+      start: input.start!,
+      end: input.end!,
+      recurrence: input.recurrence,
+      attendees: input.attendees,
+      instances: new Map(),
+    };
+    this.events.set(id, event);
+    return view(event);
+  }
+
+  /** A series, a single event, or one occurrence (instance ids are `<series>_<original start>`). */
+  private find(id: string): { event: StoredEvent; instanceId?: string; view: ReturnType<typeof view> } | undefined {
+    const event = this.events.get(id);
+    if (event) return { event, view: view(event) };
+    const separator = id.lastIndexOf('_');
+    const series = this.events.get(id.slice(0, separator));
+    if (!series) return undefined;
+    const occurrence = occurrences(series, new Date(0), new Date(Date.UTC(2100, 0))).find((candidate) => candidate.id === id);
+    return occurrence ? { event: series, instanceId: id, view: occurrence } : undefined;
+  }
+
+  private patch(found: { event: StoredEvent; instanceId?: string }, input: Partial<StoredEvent>): unknown {
+    const fields = Object.fromEntries(Object.entries(input).filter(([key]) => ['summary', 'location', 'description', 'start', 'end', 'recurrence', 'attendees'].includes(key)));
+    if (found.instanceId) {
+      const previous = found.event.instances.get(found.instanceId);
+      found.event.instances.set(found.instanceId, { ...previous, ...fields, status: 'confirmed', etag: this.etag() });
+      return occurrences(found.event, new Date(0), new Date(Date.UTC(2100, 0))).find((candidate) => candidate.id === found.instanceId);
+    }
+    const timeMoved = 'start' in fields && JSON.stringify(fields.start) !== JSON.stringify(found.event.start);
+    Object.assign(found.event, fields, { etag: this.etag() });
+    // As Google does: moving a series drops the changes made to its occurrences.
+    if (timeMoved) found.event.instances.clear();
+    return view(found.event);
+  }
+
+  private remove(found: { event: StoredEvent; instanceId?: string }): void {
+    if (found.instanceId) found.event.instances.set(found.instanceId, { status: 'cancelled', etag: this.etag() });
+    else {
+      found.event.status = 'cancelled';
+      found.event.etag = this.etag();
+    }
+  }
+
+  private list(query: URLSearchParams): unknown {
+    const from = new Date(query.get('timeMin') ?? 0);
+    const to = new Date(query.get('timeMax') ?? Date.UTC(2100, 0));
+    if (query.get('singleEvents') !== 'true') throw new Error('the fake lists with singleEvents=true only');
+    const items = [...this.events.values()]
+      .filter((event) => event.status !== 'cancelled')
+      .flatMap((event) => (event.recurrence ? occurrences(event, from, to) : [view(event)]))
+      .filter((item) => item.status !== 'cancelled' && instant(item.start, false).getTime() < to.getTime() && instant(item.end, true).getTime() > from.getTime())
+      .sort((left, right) => instant(left.start, false).getTime() - instant(right.start, false).getTime());
+    return { kind: 'calendar#events', items };
+  }
+
+  private etag(): string {
+    return `"${(this.counter += 1)}${randomBytes(4).toString('hex')}"`;
+  }
+
+  private token(): string {
+    return randomBytes(16).toString('base64url');
+  }
+}
+
+function view(event: StoredEvent) {
+  return {
+    kind: 'calendar#event',
+    id: event.id,
+    etag: event.etag,
+    status: event.status,
+    summary: event.summary,
+    location: event.location,
+    description: event.description,
+    start: event.start,
+    end: event.end,
+    recurrence: event.recurrence,
+    attendees: event.attendees,
+    recurringEventId: undefined as string | undefined,
+    originalStartTime: undefined as GoogleTime | undefined,
+  };
+}
+
+/** The series' instances from `from` (wall-clock expansion in the series' zone), with their changes. */
+function occurrences(series: StoredEvent, from: Date, to: Date): Array<ReturnType<typeof view>> {
+  const allDay = series.start.date !== undefined;
+  const zone = series.start.timeZone ?? 'UTC';
+  const startLocal = allDay ? DateTime.fromISO(series.start.date!, { zone: 'UTC' }) : DateTime.fromISO(series.start.dateTime!, { zone }).setZone(zone);
+  const floatingStart = new Date(Date.UTC(startLocal.year, startLocal.month - 1, startLocal.day, startLocal.hour, startLocal.minute));
+  const rule = new RRule({ ...RRule.parseString(series.recurrence!.map((line) => line.replace(/^RRULE:/, '')).join(';')), dtstart: floatingStart });
+  const durationMs = instant(series.end, true).getTime() - instant(series.start, false).getTime();
+  const results: Array<ReturnType<typeof view>> = [];
+  for (const floating of rule.all((_date, index) => index < 5000)) {
+    const local = DateTime.fromObject({ year: floating.getUTCFullYear(), month: floating.getUTCMonth() + 1, day: floating.getUTCDate(), hour: floating.getUTCHours(), minute: floating.getUTCMinutes() }, { zone: allDay ? 'UTC' : zone });
+    const start: GoogleTime = allDay ? { date: local.toISODate()! } : { dateTime: local.toISO({ suppressMilliseconds: true })!, timeZone: zone };
+    const endInstant = DateTime.fromMillis(local.toMillis() + durationMs, { zone: allDay ? 'UTC' : zone });
+    const end: GoogleTime = allDay ? { date: endInstant.toISODate()! } : { dateTime: endInstant.toISO({ suppressMilliseconds: true })!, timeZone: zone };
+    const id = `${series.id}_${allDay ? local.toFormat('yyyyMMdd') : local.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'")}`;
+    const change = series.instances.get(id);
+    const occurrence = { ...view(series), ...change, id, etag: change?.etag ?? series.etag, status: change?.status ?? 'confirmed', recurringEventId: series.id, originalStartTime: start, recurrence: undefined };
+    if (!change?.start) Object.assign(occurrence, { start, end: change?.end ?? end });
+    if (instant(occurrence.start, false).getTime() >= to.getTime() && local.toMillis() >= to.getTime()) break;
+    if (instant(occurrence.end, true).getTime() > from.getTime()) results.push(occurrence);
+  }
+  return results;
+}
+
+function instant(time: GoogleTime, _isEnd: boolean): Date {
+  if (time.dateTime) return DateTime.fromISO(time.dateTime, { zone: time.timeZone ?? 'UTC' }).toJSDate();
+  return DateTime.fromISO(time.date!, { zone: 'UTC' }).toJSDate();
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
