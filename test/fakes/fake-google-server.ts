@@ -4,8 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
 import rrule from 'rrule';
+import { FakeGmail } from './fake-gmail.js';
 
 const { RRule } = rrule;
+
+/** Scopes that let a token use the Calendar API. */
+const CALENDAR_SCOPES = ['https://www.googleapis.com/auth/calendar', 'https://www.googleapis.com/auth/calendar.events'];
 
 /** An event time as the Calendar API writes it. */
 interface GoogleTime {
@@ -41,18 +45,29 @@ export interface TokenRequest {
  * configured account), the token endpoint (authorization code with PKCE S256, refresh
  * tokens, `invalid_grant` once revoked) and the Calendar v3 endpoints the official client
  * calls (events list with singleEvents expansion, get, insert, patch, delete; ETags and
- * If-Match). Access tokens expire on command, so refreshing is exercised for real.
+ * If-Match), and Gmail v1 ({@link FakeGmail}). Access tokens expire on command, so
+ * refreshing is exercised for real. Every token carries the scopes consented to (all of
+ * the account's earlier grants too with `include_granted_scopes`, as Google does); an API
+ * call its scopes do not cover is a 403 "insufficient authentication scopes".
  */
 export class FakeGoogleServer {
   readonly clientId = 'herald-test.apps.googleusercontent.com';
   readonly clientSecret = 'test-google-client-secret';
   /** Who consents on the consent page; undefined: the user refuses (error=access_denied). */
   consentAs: string | undefined = 'ana@gmail.com';
+  /** Scopes the user unticks on the consent page (Google's granular consent). */
+  declineScopes: string[] = [];
+  /** The scopes each consent page asked for, in order. */
+  readonly consentScopes: string[][] = [];
   readonly tokenRequests: TokenRequest[] = [];
-  /** Calendar API requests, as "METHOD path". */
+  /** Calendar and Gmail API requests, as "METHOD path". */
   readonly apiRequests: string[] = [];
+  /** The Gmail mailboxes behind the Gmail endpoints. */
+  readonly gmail = new FakeGmail();
+  /** What each account has granted Herald so far (for `include_granted_scopes`). */
+  private readonly granted = new Map<string, Set<string>>();
   private readonly codes = new Map<string, { challenge: string; email: string; scope: string; redirectUri: string }>();
-  private readonly accessTokens = new Map<string, { expiresAt: number; email: string }>();
+  private readonly accessTokens = new Map<string, { expiresAt: number; email: string; scope: string }>();
   private readonly refreshTokens = new Map<string, { email: string; revoked: boolean; scope: string }>();
   private readonly events = new Map<string, StoredEvent>();
   private nextFailures: number[] = [];
@@ -89,7 +104,8 @@ export class FakeGoogleServer {
   grant(email = 'ana@gmail.com', scope = 'openid email https://www.googleapis.com/auth/calendar.events'): { refreshToken: string; accessToken: string; expiresAt: number } {
     const refreshToken = `1//refresh-${this.token()}`;
     this.refreshTokens.set(refreshToken, { email, revoked: false, scope });
-    const accessToken = this.issueAccessToken(email);
+    this.grantedTo(email, scope.split(/\s+/));
+    const accessToken = this.issueAccessToken(email, scope);
     return { refreshToken, accessToken, expiresAt: this.accessTokens.get(accessToken)!.expiresAt };
   }
 
@@ -125,13 +141,20 @@ export class FakeGoogleServer {
     if (url.pathname === '/o/oauth2/v2/auth') return this.consent(url, response);
     if (url.pathname === '/token' && request.method === 'POST') return this.tokenEndpoint(new URLSearchParams(body), response);
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
-    if (!match) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
+    const isGmail = url.pathname.startsWith('/gmail/v1/');
+    if (!match && !isGmail) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
     this.apiRequests.push(`${request.method} ${url.pathname}`);
     const failure = this.nextFailures.shift();
     if (failure) return send(response, failure, { error: { code: failure, message: `fake failure ${failure}` } });
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     const access = bearer ? this.accessTokens.get(bearer) : undefined;
     if (!access || access.expiresAt <= Date.now()) return send(response, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+    if (isGmail) {
+      const answer = this.gmail.handle(request.method ?? 'GET', url, body, access.email, access.scope);
+      return send(response, answer.status, answer.body);
+    }
+    if (!match) return;
+    if (!CALENDAR_SCOPES.some((scope) => access.scope.split(/\s+/).includes(scope))) return send(response, 403, insufficientScopes());
     const id = match[2] ? decodeURIComponent(match[2]) : undefined;
     const input = body ? (JSON.parse(body) as Partial<StoredEvent>) : {};
     const ifMatch = request.headers['if-match'];
@@ -160,7 +183,12 @@ export class FakeGoogleServer {
       target.searchParams.set('error', 'access_denied');
     } else {
       const code = `4/code-${this.token()}`;
-      this.codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', email: this.consentAs, scope: url.searchParams.get('scope') ?? '', redirectUri });
+      const requested = (url.searchParams.get('scope') ?? '').split(/\s+/).filter(Boolean);
+      // The consent page lists what is asked for now; the grant includes earlier ones when asked to.
+      this.consentScopes.push(requested);
+      const earlier = url.searchParams.get('include_granted_scopes') === 'true' ? [...(this.granted.get(this.consentAs) ?? [])] : [];
+      const scope = [...new Set([...earlier, ...requested.filter((asked) => !this.declineScopes.includes(asked))])].join(' ');
+      this.codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', email: this.consentAs, scope, redirectUri });
       target.searchParams.set('code', code);
     }
     response.writeHead(302, { location: target.toString() }).end();
@@ -181,23 +209,30 @@ export class FakeGoogleServer {
       if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return refuse('invalid_grant', 'Invalid code verifier.');
       const refreshToken = `1//refresh-${this.token()}`;
       this.refreshTokens.set(refreshToken, { email: code.email, revoked: false, scope: code.scope });
+      this.grantedTo(code.email, code.scope.split(/\s+/));
       this.tokenRequests.push({ grantType, ok: true });
       const idToken = [{ alg: 'none' }, { email: code.email, iss: 'https://accounts.google.com' }, {}].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
-      return send(response, 200, { access_token: this.issueAccessToken(code.email), refresh_token: refreshToken, expires_in: 3599, scope: code.scope, token_type: 'Bearer', id_token: idToken });
+      return send(response, 200, { access_token: this.issueAccessToken(code.email, code.scope), refresh_token: refreshToken, expires_in: 3599, scope: code.scope, token_type: 'Bearer', id_token: idToken });
     }
     if (grantType === 'refresh_token') {
       const stored = this.refreshTokens.get(form.get('refresh_token') ?? '');
       if (!stored || stored.revoked) return refuse('invalid_grant', 'Token has been expired or revoked.');
       this.tokenRequests.push({ grantType, ok: true });
-      return send(response, 200, { access_token: this.issueAccessToken(stored.email), expires_in: 3599, scope: stored.scope, token_type: 'Bearer' });
+      return send(response, 200, { access_token: this.issueAccessToken(stored.email, stored.scope), expires_in: 3599, scope: stored.scope, token_type: 'Bearer' });
     }
     return refuse('unsupported_grant_type', 'Invalid grant_type');
   }
 
-  private issueAccessToken(email: string): string {
+  private issueAccessToken(email: string, scope: string): string {
     const token = `ya29.${this.token()}`;
-    this.accessTokens.set(token, { email, expiresAt: Date.now() + 3_599_000 });
+    this.accessTokens.set(token, { email, expiresAt: Date.now() + 3_599_000, scope });
     return token;
+  }
+
+  private grantedTo(email: string, scopes: string[]): void {
+    const granted = this.granted.get(email) ?? new Set<string>();
+    for (const scope of scopes) if (scope) granted.add(scope);
+    this.granted.set(email, granted);
   }
 
   private insert(input: Partial<StoredEvent>): unknown {
@@ -318,6 +353,10 @@ function occurrences(series: StoredEvent, from: Date, to: Date): Array<ReturnTyp
 function instant(time: GoogleTime, _isEnd: boolean): Date {
   if (time.dateTime) return DateTime.fromISO(time.dateTime, { zone: time.timeZone ?? 'UTC' }).toJSDate();
   return DateTime.fromISO(time.date!, { zone: 'UTC' }).toJSDate();
+}
+
+function insufficientScopes(): unknown {
+  return { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } };
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
