@@ -44,6 +44,17 @@ import { PageService } from './pages/page-service.js';
 import { PageStore } from './pages/page-store.js';
 import { profileForm } from './users/profile-form.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
+import { createHmac } from 'node:crypto';
+import { AccessGate } from './access/access-gate.js';
+import { AccessService } from './access/access-service.js';
+import { AdminCommands } from './access/admin-commands.js';
+import { SystemTexts } from './access/system-texts.js';
+import { BudgetGuard } from './budgets/budget-guard.js';
+import { resolveEncryptionKey } from './connections/encryption-key.js';
+import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
+import { MyDataPage } from './data-rights/my-data-page.js';
+import { UserEraser } from './data-rights/user-eraser.js';
+import { HeraldCommands } from './turns/turn-commands.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -76,6 +87,10 @@ export interface Herald {
   pages: PageService;
   /** The calendar, connections, connect links and the calendar feed. */
   calendar: CalendarModule;
+  /** Who may use Herald: the invite list and invite codes. */
+  access: AccessService;
+  /** MY DATA pages and DELETE MY DATA. */
+  eraser: UserEraser;
   /** Local mode only: what the console transport sent, per number (the dev phone listens). */
   outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
@@ -122,7 +137,6 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
-  const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }));
   const assembler = new ContextAssembler(prisma, users, clock, config.history);
   const facts = new FactService(prisma, database.pool, clock);
   const reminders = new ReminderService(prisma, queue, clock, {
@@ -145,6 +159,17 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger.child({ component: 'pages' }),
   );
   const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
+  const access = new AccessService(prisma, clock, config.access);
+  if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
+    logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
+  }
+  // Strangers are remembered only as a keyed hash of their number, keyed from HERALD_ENCRYPTION_KEY.
+  const strangerHashKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald stranger notice').digest();
+  const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));
+  const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
+  const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
+  const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }));
+  const dataRights = new DataRights(new MyDataPage(prisma, clock), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
@@ -164,7 +189,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // A held action names its agent and tool; YES runs that tool with the stored arguments.
   const confirmations = new ConfirmationService(
     prisma,
-    (agent, tool) => orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+    (agent, tool) =>
+      agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool ? dataRights.eraseTool : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
     config.limits.confirmationTtlMs,
@@ -176,6 +202,18 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     outbox,
     assembler,
     orchestrate: (context, runOptions) => orchestrate(context, orchestratorDeps, runOptions),
+    commands: new HeraldCommands(access, new AdminCommands(access, systemTexts, clock), dataRights),
+    budgets: {
+      guard: new BudgetGuard(
+        prisma,
+        clock,
+        { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
+        logger.child({ component: 'budgets' }),
+      ),
+      async notifyOwners(text) {
+        for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
+      },
+    },
     clock,
     logger: logger.child({ component: 'turn' }),
   });
@@ -227,6 +265,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     lists,
     pages,
     calendar,
+    access,
+    eraser,
     outboundFeed,
     recovery,
     worker,

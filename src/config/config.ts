@@ -102,6 +102,20 @@ function toConfig(environment: Environment) {
       /** How long a page link works. */
       ttlHours: environment.PAGE_TTL_HOURS,
     },
+    access: {
+      /** "open": anyone may use Herald; "invite": only owners and the numbers they allowed. Unset: invite in production, else open. */
+      mode: environment.ACCESS_MODE ?? (environment.NODE_ENV === 'production' ? ('invite' as const) : ('open' as const)),
+      /** Admins, in E.164: always allowed, and may INVITE, REVOKE and list USERS by text. */
+      ownerPhones: environment.OWNER_PHONES ?? [],
+      /** Open mode: how many new numbers may become users per hour. */
+      newUsersPerHour: environment.NEW_USERS_PER_HOUR,
+    },
+    budgets: {
+      /** Per user and local day, in USD, of model cost. */
+      userDailyUsd: environment.USER_DAILY_BUDGET_USD,
+      /** The whole deployment per day (DEFAULT_TIMEZONE's day), in USD; undefined: no limit. */
+      dailyUsd: environment.DAILY_BUDGET_USD,
+    },
     connections: {
       /** Unset outside production: a development key is kept under DATA_DIR (src/connections/encryption-key.ts). */
       encryptionKey: environment.HERALD_ENCRYPTION_KEY,

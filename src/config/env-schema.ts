@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTwilioAddress } from '../channels/phone-number.js';
 
 /**
  * An empty (or blank) value in the environment means "not set", as in most .env tooling
@@ -80,6 +81,31 @@ export function isEncryptionKey(value: string): boolean {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return true;
   return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
 }
+
+/** US dollars, e.g. 0.50; at most six decimals (Turn.costUsd's precision). */
+const usd = z.coerce
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d{1,6})?$/, 'must be an amount in US dollars such as 0.50')
+  .transform(Number);
+
+/** Comma-separated phone numbers in international form, normalised to E.164. */
+const phoneList = z
+  .string()
+  .trim()
+  .transform((value, context) => {
+    const phones: string[] = [];
+    for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const parsed = parseTwilioAddress(entry);
+      if (!parsed || parsed.channel !== 'sms') {
+        // The number itself is not echoed: an owner's phone is personal data in a log.
+        context.addIssue({ code: 'custom', message: `entry ${phones.length + 1} is not a phone number in international form, such as +15551234567` });
+        return z.NEVER;
+      }
+      if (!phones.includes(parsed.phone)) phones.push(parsed.phone);
+    }
+    return phones;
+  });
 
 const postgresUrl = urlWithScheme(['postgres', 'postgresql'], 'a postgres:// or postgresql:// URL');
 
@@ -171,6 +197,12 @@ export const environmentSchema = z
     GOOGLE_OAUTH_AUTH_URL: unsetWhenEmpty(httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth')),
     GOOGLE_OAUTH_TOKEN_URL: unsetWhenEmpty(httpUrl.default('https://oauth2.googleapis.com/token')),
     GOOGLE_API_BASE_URL: unsetWhenEmpty(httpUrl.default('https://www.googleapis.com/')),
+
+    ACCESS_MODE: unsetWhenEmpty(z.enum(['open', 'invite']).optional()),
+    OWNER_PHONES: unsetWhenEmpty(phoneList.optional()),
+    NEW_USERS_PER_HOUR: integer(30, 1),
+    USER_DAILY_BUDGET_USD: unsetWhenEmpty(usd.default(0.5)),
+    DAILY_BUDGET_USD: unsetWhenEmpty(usd.optional()),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one

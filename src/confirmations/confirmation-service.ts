@@ -110,7 +110,8 @@ export class ConfirmationService {
       outcome.push({ tool: action.tool, ...result });
       lines.push(result.ok ? action.done : confirmationReply('failed', turn.language, { error: result.error ?? 'unknown error' }, turn.text));
     }
-    await this.prisma.pendingConfirmation.update({ where: { id }, data: { status: 'done', outcome: outcome as Prisma.InputJsonValue } });
+    // updateMany: an action may have erased the confirmation with everything else (DELETE MY DATA).
+    await this.prisma.pendingConfirmation.updateMany({ where: { id }, data: { status: 'done', outcome: outcome as Prisma.InputJsonValue } });
     const failures = outcome.filter((entry) => !entry.ok);
     this.logger.info({ confirmationId: id, actions: actions.map((action) => action.tool), failed: failures.length }, 'confirmed actions ran');
     return {

@@ -11,7 +11,14 @@ import { TURN_QUEUE, type TurnJobData } from '../turns/turn-scheduler.js';
 export type InboundOutcome =
   | { kind: 'accepted'; userId: string; messageId: string }
   | { kind: 'duplicate' }
-  | { kind: 'rejected'; reason: string };
+  | { kind: 'rejected'; reason: string }
+  /** Not allowed (src/access): nothing stored; `reply`, when set, is answered in the webhook's TwiML. */
+  | { kind: 'refused'; reason: string; reply?: string | undefined };
+
+/** Who may write (src/access/access-gate.ts); absent: everyone. */
+export interface InboundGate {
+  check(phone: string, body: string): Promise<{ kind: 'serve' } | { kind: 'refuse'; reason: string; reply?: string }>;
+}
 
 /** An inbound message as Twilio delivered it, plus the delivery's idempotency token. */
 export interface InboundDelivery {
@@ -91,12 +98,18 @@ export class InboundService {
     private readonly clock: Clock,
     private readonly defaultTimezone: string,
     private readonly logger?: Logger,
+    private readonly gate?: InboundGate,
   ) {}
 
   async receive(delivery: InboundDelivery): Promise<InboundOutcome> {
     const { webhook } = delivery;
     const sender = parseTwilioAddress(webhook.From);
     if (!sender) return { kind: 'rejected', reason: 'From is not a phone number Herald can answer' };
+    // Before anything is stored: a sender who may not use Herald leaves no trace but a notice.
+    if (this.gate) {
+      const decision = await this.gate.check(sender.phone, webhook.Body);
+      if (decision.kind === 'refuse') return { kind: 'refused', reason: decision.reason, ...(decision.reply ? { reply: decision.reply } : {}) };
+    }
     const keys = [`sid:${webhook.MessageSid}`];
     if (delivery.idempotencyToken) keys.push(`token:${delivery.idempotencyToken}`);
     const body = webhook.Body.trim();

@@ -7,3 +7,16 @@ export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 export function sendEmptyTwiml(reply: FastifyReply): FastifyReply {
   return reply.code(200).type('text/xml').send(EMPTY_TWIML);
 }
+
+/** XML text content, escaped. */
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!);
+}
+
+/**
+ * Answers Twilio with 200 and a TwiML `<Message>`: Twilio sends it as the reply. Only for
+ * senders Herald keeps nothing about (src/access), who have no user row for the outbox.
+ */
+export function sendTwimlMessage(reply: FastifyReply, text: string): FastifyReply {
+  return reply.code(200).type('text/xml').send(`<?xml version="1.0" encoding="UTF-8"?><Response><Message>${escapeXml(text)}</Message></Response>`);
+}

@@ -219,6 +219,28 @@ export class OutboxService {
     return 'updated';
   }
 
+  /**
+   * Sends a message that must leave no row behind: the confirmation that a user's data was
+   * erased, when there is no user left to own an outbox row. Retryable failures are retried
+   * in-process with the usual back-off; the outcome is logged (never the body) and returned.
+   */
+  async sendUnrecorded(draft: Pick<OutboundDraft, 'channel' | 'toAddress' | 'fromAddress' | 'text'>): Promise<'sent' | 'failed'> {
+    const from = draft.fromAddress ?? (draft.channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms);
+    if (!from) return 'failed';
+    for (const body of outboundBodies(draft)) {
+      for (let attempts = 1; ; attempts += 1) {
+        const result = await this.deps.transport.send({ to: draft.toAddress, from, body });
+        if (result.ok) break;
+        if (!result.retryable || attempts >= this.deps.policy.maxAttempts) {
+          this.deps.logger.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus, attempts }, 'unrecorded message could not be sent');
+          return 'failed';
+        }
+        await this.sleep(retryDelayMs(this.deps.policy, attempts, this.deps.random, result.retryAfterMs));
+      }
+    }
+    return 'sent';
+  }
+
   /** Delivers parts in order; with `firstClaimed`, the first is already claimed by this sender. */
   private async deliverInOrder(parts: SendablePart[], firstClaimed = false): Promise<FlushOutcome> {
     const blockedAddresses = new Map<string, number>();

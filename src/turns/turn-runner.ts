@@ -18,6 +18,9 @@ import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.j
 import type { ConfirmationService } from '../confirmations/confirmation-service.js';
 import { confirmationAnswer } from '../confirmations/confirmation-words.js';
 import type { ConfirmationAsk } from '../confirmations/pending-action.js';
+import type { BudgetGuard } from '../budgets/budget-guard.js';
+import { budgetReplies } from '../budgets/budget-replies.js';
+import type { TurnCommand, TurnCommands } from './turn-commands.js';
 
 /** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
 export type Orchestrate = (
@@ -36,6 +39,10 @@ export interface TurnRunnerDependencies {
   confirmations: ConfirmationService;
   clock: Clock;
   logger: Logger;
+  /** MY DATA, DELETE MY DATA and owners' admin commands (src/turns/turn-commands.ts); absent: none. */
+  commands?: TurnCommands;
+  /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
+  budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
 }
 
 /** Thrown when a turn is interrupted by shutdown: its messages stay pending for another instance. */
@@ -89,15 +96,18 @@ export class TurnRunner {
     const first = pending[0];
     if (!first) return 0;
     const keyword = detectKeyword(first.content, { optedOut: user.optedOut });
-    const batch = keyword ? [first] : takeWhile(pending, (message) => !detectKeyword(message.content, { optedOut: user.optedOut }));
+    const command = keyword ? undefined : this.deps.commands?.detect(first.content, user);
+    // A keyword or command is a turn of its own; ordinary messages up to the next one merge.
+    const isCommand = (message: Message) => Boolean(detectKeyword(message.content, { optedOut: user.optedOut }) ?? this.deps.commands?.detect(message.content, user));
+    const batch = keyword || command ? [first] : takeWhile(pending, (message) => !isCommand(message));
     const latest = batch[batch.length - 1]!;
     const channel: Channel = latest.channel;
     const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
     const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
-    logger.info({ keyword, messageIds: batch.map((message) => message.id) }, 'turn started');
+    logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
 
     try {
-      await this.complete(turn.id, userId, user, batch, keyword, signal, logger);
+      await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger);
     } catch (error) {
       // The turn did not finish (shutdown, or a failure the job will retry): close its row
       // so it does not stay "running" forever. Its messages keep no link to it and stay
@@ -126,6 +136,7 @@ export class TurnRunner {
     user: UserConfig,
     batch: Message[],
     keyword: KeywordCommand | undefined,
+    command: TurnCommand | undefined,
     signal: AbortSignal,
     logger: Logger,
   ): Promise<void> {
@@ -136,12 +147,22 @@ export class TurnRunner {
       outcome = await this.handleKeyword(userId, keyword, latest, user.language);
     } else if (user.optedOut) {
       outcome = { status: 'succeeded', ignored: true, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    } else if (command) {
+      const result = await command.run();
+      outcome = { reply: result.reply, status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0, ...(result.confirmation ? { confirmation: result.confirmation } : {}) };
     } else if (batch.every((message) => message.content === '' && message.numMedia > 0)) {
       outcome = { reply: fallbackReply('mediaOnly', user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
     } else {
       // YES or NO to held actions is settled without a model; anything else moves on from them.
       const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
-      outcome = settled ? { ...settled, modelCalls: 0, inputTokens: 0, outputTokens: 0 } : await this.answer(turnId, userId, channel, batch, signal, logger);
+      if (settled && !(await this.deps.users.getConfig(userId))) {
+        // The YES erased the user (DELETE MY DATA): nothing of theirs may be written again.
+        await this.farewell(user, latest, settled.reply, logger);
+        return;
+      }
+      outcome = settled
+        ? { ...settled, modelCalls: 0, inputTokens: 0, outputTokens: 0 }
+        : ((await this.overBudget(user, logger)) ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
     }
     if (signal.aborted) throw interruption(signal);
 
@@ -260,6 +281,40 @@ export class TurnRunner {
         outputTokens: 0,
       };
     }
+  }
+
+  /**
+   * The outcome when a daily budget is spent: one notice a day, then silence (the messages
+   * are kept, marked ignored), and no model call. Undefined while within budget.
+   */
+  private async overBudget(user: UserConfig, logger: Logger): Promise<TurnOutcome | undefined> {
+    const budgets = this.deps.budgets;
+    if (!budgets) return undefined;
+    const state = await budgets.guard.check(user);
+    if (state.kind === 'within') return undefined;
+    if (state.kind === 'deployment_spent' && (await budgets.guard.claimDeploymentNotice(state.deploymentDay))) {
+      const { dailyUsd, deploymentTimezone } = budgets.guard.settings;
+      await budgets
+        .notifyOwners(budgetReplies(null).owners(`$${(dailyUsd ?? 0).toFixed(2)}`, deploymentTimezone))
+        .catch((error: unknown) => logger.error({ error: describeError(error) }, 'could not tell the owners the daily budget is spent'));
+    }
+    const notify = await budgets.guard.claimUserNotice(user.id, state.day);
+    logger.info({ event: 'budget_spent', budget: state.kind === 'user_spent' ? 'user' : 'deployment', notified: notify }, 'no model call: daily budget spent');
+    const base = { status: 'succeeded' as const, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    if (!notify) return { ...base, ignored: true };
+    const say = budgetReplies(user.language);
+    return { ...base, reply: state.kind === 'user_spent' ? say.user : say.deployment };
+  }
+
+  /** Confirms an erase to the number that asked: no row may hold it, so it is sent unrecorded. */
+  private async farewell(user: UserConfig, latest: Message, text: string, logger: Logger): Promise<void> {
+    const sent = await this.deps.outbox
+      .sendUnrecorded({ channel: latest.channel, toAddress: addressFor(user.phone, latest.channel), fromAddress: latest.heraldAddress ?? undefined, text })
+      .catch((error: unknown) => {
+        logger.error({ error: describeError(error) }, 'could not confirm the erase by text');
+        return 'failed' as const;
+      });
+    logger.info({ event: 'user_erased', confirmation: sent }, 'user data erased; confirmed by text');
   }
 
   /** Stages and delivers an "on it" message at once (this worker holds the user's lease). */

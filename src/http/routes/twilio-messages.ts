@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { inboundMessageSchema } from '../../channels/twilio-webhook-schemas.js';
 import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound-service.js';
 import { requireFormEncodedBody } from '../form-body.js';
-import { sendEmptyTwiml } from '../twiml.js';
+import { sendEmptyTwiml, sendTwimlMessage } from '../twiml.js';
 import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
 
 /** What the inbound route needs. */
@@ -48,6 +48,11 @@ export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioM
       if (outcome.kind === 'rejected') {
         log.warn({ reason: outcome.reason }, 'inbound message rejected');
         return reply.code(400).type('text/plain').send(outcome.reason);
+      }
+      if (outcome.kind === 'refused') {
+        // Still 200: Twilio must not retry, and the sender learns only what the reply says.
+        log.info({ reason: outcome.reason, replied: Boolean(outcome.reply) }, 'inbound message refused by access rules; nothing stored');
+        return outcome.reply ? sendTwimlMessage(reply, outcome.reply) : sendEmptyTwiml(reply);
       }
       if (outcome.kind === 'duplicate') log.info('duplicate delivery ignored');
       else log.info({ userId: outcome.userId, messageId: outcome.messageId }, 'inbound message stored');

@@ -1,0 +1,105 @@
+import { DateTime } from 'luxon';
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { PageInput } from '../pages/page-spec.js';
+import type { Clock } from '../shared/clock.js';
+
+/**
+ * Everything Herald holds about one user, as a page spec (src/pages renders it, escaped,
+ * at an unguessable expiring link). Connected accounts show their labels only: secrets
+ * are never read here. Each table is read by the user's id, so a page shows nobody else's.
+ */
+export class MyDataPage {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The page for `userId`; undefined for an unknown user. */
+  async build(userId: string): Promise<PageInput | undefined> {
+    const user = await this.prisma.user.findUnique({ where: { id: userId } });
+    if (!user) return undefined;
+    const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations] = await Promise.all([
+      this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true } }),
+      this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' }, select: { text: true, nextDueAt: true, rrule: true } }),
+      this.prisma.list.findMany({ where: { userId }, orderBy: { createdAt: 'asc' }, select: { name: true, items: { select: { checked: true } } } }),
+      // Labels and status only: never the secrets column.
+      this.prisma.connection.findMany({ where: { userId }, orderBy: { createdAt: 'asc' }, select: { provider: true, label: true, status: true, createdAt: true } }),
+      this.prisma.page.findMany({ where: { userId, expiresAt: { gt: this.clock.now() } }, orderBy: { createdAt: 'desc' }, select: { title: true, expiresAt: true } }),
+      this.prisma.message.groupBy({ by: ['role'], where: { userId }, _count: { _all: true }, _min: { createdAt: true } }),
+      this.prisma.calendarEvent.count({ where: { userId } }),
+      this.prisma.calendarSettings.findUnique({ where: { userId }, select: { feedTokenHash: true } }),
+      this.prisma.pendingConfirmation.count({ where: { userId, status: 'pending' } }),
+    ]);
+    const zone = user.timezone;
+    const when = (instant: Date | null) => (instant ? DateTime.fromJSDate(instant, { zone }).toFormat('ccc d LLL yyyy, HH:mm') : '—');
+    const sent = messages.find((row) => row.role === 'user')?._count._all ?? 0;
+    const received = messages.find((row) => row.role === 'assistant')?._count._all ?? 0;
+    const first = messages.map((row) => row._min.createdAt).filter((date): date is Date => date !== null).sort((a, b) => a.getTime() - b.getTime())[0] ?? null;
+    const sections: PageInput['sections'] = [
+      {
+        kind: 'key-value',
+        heading: 'Profile and settings',
+        pairs: [
+          { key: 'Phone', value: user.phone },
+          { key: 'Name', value: user.name ?? '(not told)' },
+          { key: 'Time zone', value: user.timezone },
+          { key: 'Language', value: user.language ?? '(not known yet)' },
+          { key: 'Messages from Herald', value: user.optedOut ? 'stopped (you texted STOP)' : 'on' },
+          { key: 'Replies go by', value: user.preferredChannel === 'whatsapp' ? 'WhatsApp' : 'SMS' },
+          { key: 'With Herald since', value: when(user.createdAt) },
+        ],
+      },
+      {
+        kind: 'key-value',
+        heading: 'Conversation',
+        pairs: [
+          { key: 'Your messages stored', value: String(sent) },
+          { key: "Herald's replies stored", value: String(received) },
+          { key: 'Oldest stored message', value: when(first) },
+          { key: 'Questions waiting for your YES', value: String(confirmations) },
+        ],
+      },
+      facts.length > 0
+        ? { kind: 'list', heading: `What Herald remembers (${facts.length})`, items: facts.map((fact) => `${fact.content} (${fact.category})`) }
+        : { kind: 'text', heading: 'What Herald remembers', markdown: 'Nothing.' },
+      reminders.length > 0
+        ? {
+            kind: 'table',
+            heading: `Reminders (${reminders.length})`,
+            columns: ['Reminder', 'Next', 'Repeats'],
+            rows: reminders.map((reminder) => [reminder.text, when(reminder.nextDueAt), reminder.rrule ? 'yes' : 'no']),
+          }
+        : { kind: 'text', heading: 'Reminders', markdown: 'None.' },
+      lists.length > 0
+        ? {
+            kind: 'table',
+            heading: `Lists (${lists.length})`,
+            columns: ['List', 'Items', 'Ticked'],
+            rows: lists.map((list) => [list.name, String(list.items.length), String(list.items.filter((item) => item.checked).length)]),
+          }
+        : { kind: 'text', heading: 'Lists', markdown: 'None.' },
+      {
+        kind: 'key-value',
+        heading: 'Calendar',
+        pairs: [
+          { key: "Events in Herald's calendar", value: String(events) },
+          { key: 'Calendar feed link', value: calendar?.feedTokenHash ? 'on' : 'off' },
+        ],
+      },
+      connections.length > 0
+        ? {
+            kind: 'table',
+            heading: `Connected accounts (${connections.length})`,
+            caption: 'Passwords and tokens are stored encrypted and never shown.',
+            columns: ['Account', 'Status', 'Connected'],
+            rows: connections.map((connection) => [connection.label, connection.status === 'active' ? 'working' : 'needs reconnecting', when(connection.createdAt)]),
+          }
+        : { kind: 'text', heading: 'Connected accounts', markdown: 'None.' },
+      pages.length > 0
+        ? { kind: 'list', heading: `Pages (${pages.length})`, items: pages.map((page) => `${page.title} (link works until ${when(page.expiresAt)})`) }
+        : { kind: 'text', heading: 'Pages', markdown: 'None.' },
+      { kind: 'text', heading: 'Erasing it', markdown: 'Text **DELETE MY DATA** to erase all of this. Herald asks you to confirm with YES first.' },
+    ];
+    return { title: 'What Herald holds about you', language: 'en', sections };
+  }
+}

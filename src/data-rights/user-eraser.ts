@@ -1,0 +1,77 @@
+import type { PrismaClient } from '../db/prisma-types.js';
+import type { Logger } from '../logging/logger.js';
+import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
+import type { Clock } from '../shared/clock.js';
+import { TURN_QUEUE } from '../turns/turn-scheduler.js';
+
+/** Thrown inside the erase transaction to roll it back while one of the user's messages is being sent. */
+class SendInFlight extends Error {}
+
+/** How often the eraser looks again while a send is in flight. */
+const IN_FLIGHT_RETRY_MS = 100;
+
+/**
+ * Erases a user: DELETE MY DATA after their YES. One transaction removes the user row,
+ * and with it (every user-owned table references User with ON DELETE CASCADE; a test walks
+ * the schema to keep it so) their messages, turns, plans and steps, facts, reminders and
+ * deliveries, lists, calendar events and settings, connections and their encrypted
+ * secrets, connect links, pages, pending confirmations and outbox rows; plus what does
+ * not hang off the user row: their reminder and turn jobs in pg-boss, and the webhook's
+ * de-duplication keys of their messages.
+ *
+ * Racing a reminder: the transaction locks the user's reminders (a delivery holds its
+ * reminder's lock while it records the occurrence), so a delivery either committed before
+ * (its message is then being sent, or sent) or finds the reminder gone. And it never
+ * commits while one of the user's messages is claimed for sending: it rolls back and
+ * tries again until that send is over. Pending parts are locked, so no sender can claim
+ * one meanwhile. So nothing goes out after the erase commits.
+ */
+export class UserEraser {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly sleep: (milliseconds: number) => Promise<void> = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+  ) {}
+
+  /** Erases everything of `userId`; false when there was no such user. */
+  async erase(userId: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const erased = await this.prisma.$transaction((transaction) => this.eraseOnce(transaction as unknown as PrismaClient, userId), { timeout: 30_000 });
+        this.logger.info({ userId, attempts: attempt, erased }, erased ? 'user data erased' : 'nothing to erase: no such user');
+        return erased;
+      } catch (error) {
+        if (!(error instanceof SendInFlight)) throw error;
+        this.logger.debug({ userId, attempt }, 'a message to the user is being sent; erasing once it is out');
+        await this.sleep(IN_FLIGHT_RETRY_MS);
+      }
+    }
+  }
+
+  private async eraseOnce(transaction: PrismaClient, userId: string): Promise<boolean> {
+    const user = await transaction.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
+    if (user.length === 0) return false;
+    const reminders = await transaction.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "Reminder" WHERE "userId" = ${userId}::uuid FOR UPDATE`;
+    // Parts still to go: locked, so no sender claims one until this commits (and finds it gone).
+    await transaction.$queryRaw`
+      SELECT "id" FROM "OutboundMessage" WHERE "userId" = ${userId}::uuid AND "status" IN ('pending', 'dispatching') FOR UPDATE`;
+    // A live claim means a sender may be talking to Twilio right now: let it finish first.
+    const claimed = await transaction.outboundMessage.count({ where: { userId, status: 'dispatching', nextAttemptAt: { gt: this.clock.now() } } });
+    if (claimed > 0) throw new SendInFlight();
+
+    const reminderIds = reminders.map((reminder) => reminder.id);
+    for (const table of ['job', 'archive'] as const) {
+      await transaction.$executeRawUnsafe(
+        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = $3 AND data->>'userId' = $4 AND state <> 'active')`,
+        REMINDER_QUEUE,
+        reminderIds,
+        TURN_QUEUE,
+        userId,
+      );
+    }
+    await transaction.$executeRaw`DELETE FROM "InboundDedupe" WHERE "messageId" IN (SELECT "id" FROM "Message" WHERE "userId" = ${userId}::uuid)`;
+    await transaction.user.delete({ where: { id: userId } });
+    return true;
+  }
+}
