@@ -82,14 +82,15 @@ export class AdminCommands {
     const entries = await this.access.users();
     const head = this.access.settings.mode === 'open' ? say.openMode : say.inviteMode(entries.length);
     const now = this.clock.now();
-    const lines = entries.slice(0, USERS_BY_TEXT).map((entry) => line(entry, owner, now, say.never));
+    const lines = entries.slice(0, USERS_BY_TEXT).map((entry) => line(entry, owner, now, say.never, say.justNow));
     const more = entries.length > USERS_BY_TEXT ? [say.more(entries.length - USERS_BY_TEXT)] : [];
     return [head, ...lines, ...more].join('\n');
   }
 }
 
 /** "+15551234567 Dana (owner): 2 h ago". */
-function line(entry: AccessEntry, owner: UserConfig, now: Date, never: string): string {
+function line(entry: AccessEntry, owner: UserConfig, now: Date, never: string, justNow: string): string {
+  if (entry.lastActiveAt && Math.abs(now.getTime() - entry.lastActiveAt.getTime()) < 60_000) return `${[entry.phone, entry.name, entry.owner ? '(owner)' : undefined].filter(Boolean).join(' ')}: ${justNow}`;
   const who = [entry.phone, entry.name, entry.owner ? '(owner)' : undefined].filter(Boolean).join(' ');
   const when = entry.lastActiveAt ? (DateTime.fromJSDate(entry.lastActiveAt, { zone: owner.timezone }).setLocale(owner.language ?? 'en').toRelative({ base: DateTime.fromJSDate(now, { zone: owner.timezone }) }) ?? never) : never;
   return `${who}: ${when}`;

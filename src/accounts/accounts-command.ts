@@ -4,10 +4,11 @@ import { openDatabase } from '../db/database.js';
 import { createLogger } from '../logging/logger.js';
 import { ConfigurationError } from '../shared/errors.js';
 import { CommandError, type AccountsSubcommand } from './accounts-subcommand.js';
+import { accessSubcommands } from './access-commands.js';
 import { connectionSubcommands } from './connection-commands.js';
 
 /** The subcommands, by group. Adding a group: write its file and spread it in here. */
-const subcommands: AccountsSubcommand[] = [...connectionSubcommands];
+const subcommands: AccountsSubcommand[] = [...connectionSubcommands, ...accessSubcommands];
 
 function usage(): string {
   return ['usage: npm run accounts -- <command> [options]', '', ...subcommands.map((command) => `  ${command.name} ${command.usage}\n      ${command.summary}`)].join('\n');

@@ -95,11 +95,11 @@ const phoneList = z
   .trim()
   .transform((value, context) => {
     const phones: string[] = [];
-    for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const [index, entry] of value.split(',').map((part) => part.trim()).filter(Boolean).entries()) {
       const parsed = parseTwilioAddress(entry);
       if (!parsed || parsed.channel !== 'sms') {
         // The number itself is not echoed: an owner's phone is personal data in a log.
-        context.addIssue({ code: 'custom', message: `entry ${phones.length + 1} is not a phone number in international form, such as +15551234567` });
+        context.addIssue({ code: 'custom', message: `entry ${index + 1} is not a phone number in international form, such as +15551234567` });
         return z.NEVER;
       }
       if (!phones.includes(parsed.phone)) phones.push(parsed.phone);
