@@ -30,6 +30,7 @@ import { TwilioTransport } from './outbox/twilio-transport.js';
 import { JobQueue } from './queue/job-queue.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { randomIds, type IdGenerator } from './shared/ids.js';
+import { describeError } from './shared/errors.js';
 import { TurnLeases } from './turns/turn-lease.js';
 import { TurnRecovery } from './turns/turn-recovery.js';
 import { TurnRunner } from './turns/turn-runner.js';
@@ -70,6 +71,8 @@ export interface HeraldOptions {
   sleep?: (milliseconds: number) => Promise<void>;
   /** How often orphaned work is looked for; 0 disables the periodic sweep. */
   recoveryIntervalMs?: number;
+  /** How often lapsed turn leases are taken over (default TURN_LEASE_SWEEP_MS); 0 disables it. */
+  leaseSweepIntervalMs?: number;
   /** Turn worker polling interval (seconds). */
   pollingIntervalSeconds?: number;
 }
@@ -224,8 +227,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     scheduler,
     ids,
     logger: logger.child({ component: 'turn-worker' }),
-    // Long enough for the longest turn plus delivery; a dead holder's lease lapses after it.
-    leaseMs: config.limits.planTimeoutMs + Math.min(15_000, config.limits.planTimeoutMs),
+    // Short and renewed by heartbeat: a dead holder's lease lapses within seconds, and the
+    // lapsed-lease sweep below hands its users to a live instance.
+    leaseMs: config.turns.leaseMs,
   });
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 
@@ -254,6 +258,19 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   });
 
   let recoveryTimer: NodeJS.Timeout | undefined;
+  let leaseSweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  // Every instance sweeps; the takeover's row locks make each lapsed lease one instance's.
+  const sweepLapsedLeases = () => {
+    if (sweeping) return; // the last sweep is still running (a slow database)
+    sweeping = recovery
+      .takeOverLapsedLeases()
+      .then(
+        () => undefined,
+        (error: unknown) => logger.warn({ error: describeError(error) }, 'lapsed-lease sweep failed'),
+      )
+      .finally(() => (sweeping = undefined));
+  };
   return {
     app,
     database,
@@ -284,8 +301,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           await reminderDelivery.deliver(job.data);
         },
       );
+      await recovery.takeOverLapsedLeases();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
+      const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;
+      if (sweepInterval > 0) {
+        leaseSweepTimer = setInterval(sweepLapsedLeases, sweepInterval);
+        leaseSweepTimer.unref();
+      }
       const interval = options.recoveryIntervalMs ?? 60_000;
       if (interval > 0) {
         recoveryTimer = setInterval(() => {
@@ -297,6 +320,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     async stop(graceMs = 20_000) {
       if (recoveryTimer) clearInterval(recoveryTimer);
+      if (leaseSweepTimer) clearInterval(leaseSweepTimer);
+      await sweeping;
       const interrupt = setTimeout(() => worker.interruptAll(), graceMs);
       try {
         await queue.stop(graceMs + 5_000);

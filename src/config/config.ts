@@ -84,7 +84,15 @@ function toConfig(environment: Environment) {
       turnMaxModelCalls: environment.TURN_MAX_MODEL_CALLS,
       turnMaxInputTokens: environment.TURN_MAX_INPUT_TOKENS,
     },
-    turns: { concurrency: environment.TURN_CONCURRENCY },
+    turns: {
+      concurrency: environment.TURN_CONCURRENCY,
+      /** A turn's lease, renewed by heartbeat while it runs; a crashed holder's lapses after this. */
+      leaseMs: environment.TURN_LEASE_MS,
+      /** How often every instance looks for lapsed leases to take over. */
+      leaseSweepMs: environment.TURN_LEASE_SWEEP_MS,
+      /** The most of a turn's own text (a burst merged) that goes to the model; the rest is cut, and the reply says so. */
+      maxMessageTokens: environment.TURN_MAX_MESSAGE_TOKENS,
+    },
     reminders: {
       lateAfterMs: environment.REMINDER_LATE_AFTER_MS,
       maxLatenessMs: environment.REMINDER_MAX_LATENESS_MS,

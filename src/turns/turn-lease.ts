@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/prisma-types.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 /** The outcome of trying to take a user's turn lease. */
 export type LeaseAttempt = { acquired: true } | { acquired: false; heldUntil: Date };
@@ -23,6 +24,20 @@ export class TurnLeases {
     if (taken === 1) return { acquired: true };
     const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { turnLeaseUntil: true } });
     return { acquired: false, heldUntil: user?.turnLeaseUntil ?? new Date() };
+  }
+
+  /**
+   * Extends the lease inside the transaction that commits a turn's outcome, and locks the
+   * user's row until it commits: the fence that keeps a holder which stalled past its
+   * lease (and was taken over) from committing a second answer. False when `owner` no
+   * longer holds it.
+   */
+  async confirm(transaction: Prisma.TransactionClient, userId: string, owner: string, durationMs: number): Promise<boolean> {
+    const kept = await transaction.$executeRaw`
+      UPDATE "User"
+         SET "turnLeaseUntil" = (now() AT TIME ZONE 'UTC') + make_interval(secs => ${durationMs / 1000})
+       WHERE id = ${userId}::uuid AND "turnLeaseOwner" = ${owner}`;
+    return kept === 1;
   }
 
   /** Gives the lease up, if `owner` still holds it. */

@@ -1,4 +1,5 @@
-import type { Channel, Message } from '../generated/prisma/client.js';
+import type { Channel, Message, Prisma } from '../generated/prisma/client.js';
+import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import { detectKeyword, type KeywordCommand } from '../channels/keywords.js';
 import type { ContextAssembler } from '../context/context-assembler.js';
@@ -48,6 +49,13 @@ export interface TurnRunnerDependencies {
 /** Thrown when a turn is interrupted by shutdown: its messages stay pending for another instance. */
 export class TurnInterrupted extends Error {}
 
+/**
+ * Checks, inside the transaction that commits a turn, that its worker still holds the
+ * user's lease (and keeps it until the commit). False: another worker took the user over,
+ * and this turn must not answer.
+ */
+export type LeaseFence = (transaction: Prisma.TransactionClient) => Promise<boolean>;
+
 /** A reply decided without the model, or by it. */
 interface TurnOutcome {
   reply?: string;
@@ -90,7 +98,7 @@ export class TurnRunner {
    * Runs one turn over the leading messages of `pending` and returns how many it consumed.
    * A keyword message is a turn of its own; consecutive ordinary messages are merged.
    */
-  async runNext(userId: string, pending: Message[], signal: AbortSignal): Promise<number> {
+  async runNext(userId: string, pending: Message[], signal: AbortSignal, fence?: LeaseFence): Promise<number> {
     const user = await this.deps.users.getConfig(userId);
     if (!user) throw new Error(`user ${userId} vanished`);
     const first = pending[0];
@@ -102,12 +110,18 @@ export class TurnRunner {
     const batch = keyword || command ? [first] : takeWhile(pending, (message) => !isCommand(message));
     const latest = batch[batch.length - 1]!;
     const channel: Channel = latest.channel;
+    // This worker holds the user's lease, so any turn of theirs still "running" was left by
+    // a worker that died (its lease lapsed and was taken over): close it.
+    await this.deps.prisma.turn.updateMany({
+      where: { userId, status: 'running' },
+      data: { status: 'failed', errorKind: 'interrupted', errorMessage: ABANDONED_TURN_MESSAGE, finishedAt: this.deps.clock.now() },
+    });
     const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
     const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
     logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
 
     try {
-      await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger);
+      await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger, fence);
     } catch (error) {
       // The turn did not finish (shutdown, or a failure the job will retry): close its row
       // so it does not stay "running" forever. Its messages keep no link to it and stay
@@ -139,6 +153,7 @@ export class TurnRunner {
     command: TurnCommand | undefined,
     signal: AbortSignal,
     logger: Logger,
+    fence: LeaseFence | undefined,
   ): Promise<void> {
     const latest = batch[batch.length - 1]!;
     const channel: Channel = latest.channel;
@@ -167,6 +182,9 @@ export class TurnRunner {
     if (signal.aborted) throw interruption(signal);
 
     await this.deps.prisma.$transaction(async (transaction) => {
+      // First, and holding the user's row until the commit: a worker that stalled past its
+      // lease and was taken over must not answer messages its successor answers too.
+      if (fence && !(await fence(transaction))) throw new TurnInterrupted('lost the turn lease before committing');
       const now = this.deps.clock.now();
       // Reminders that could not be delivered are told now, before the reply (never after STOP).
       if (outcome.reply && keyword !== 'stop' && (!user.optedOut || keyword === 'start')) {

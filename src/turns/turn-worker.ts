@@ -14,7 +14,11 @@ export interface TurnWorkerDependencies {
   scheduler: TurnScheduler;
   ids: IdGenerator;
   logger: Logger;
-  /** How long a lease lasts: longer than the longest turn (plan timeout plus delivery). */
+  /**
+   * How long a lease lasts without renewal. The worker renews it every third of this while
+   * it works, so it can be short: a crashed holder's users are taken over soon after it
+   * lapses (TurnRecovery.takeOverLapsedLeases).
+   */
   leaseMs: number;
 }
 
@@ -81,7 +85,9 @@ export class TurnWorker {
           lost();
           break;
         }
-        await this.deps.runner.runNext(userId, pending, controller.signal);
+        await this.deps.runner.runNext(userId, pending, controller.signal, (transaction) =>
+          this.deps.leases.confirm(transaction, userId, owner, this.deps.leaseMs),
+        );
       }
     } catch (error) {
       if (error instanceof TurnInterrupted) {

@@ -11,8 +11,8 @@ export interface HeraldProcess {
   readonly baseUrl: string;
   /** Every stdout line so far. */
   readonly output: string[];
-  /** Resolves with the first output line matching `pattern`. */
-  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the first output line matching `pattern`, from line `fromLine` on (default: all of them). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number, fromLine?: number): Promise<string>;
   /** Kills with SIGKILL (a crash) and waits for the exit. */
   crash(): Promise<void>;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
@@ -56,8 +56,8 @@ export async function startHeraldProcess(env: Record<string, string>, readyTimeo
   createInterface({ input: child.stderr! }).on('line', onLine);
   const exited = once(child, 'exit');
 
-  const waitForOutput = (pattern: RegExp, timeoutMs = 15_000) => {
-    const seen = output.find((line) => pattern.test(line));
+  const waitForOutput = (pattern: RegExp, timeoutMs = 15_000, fromLine = 0) => {
+    const seen = output.slice(fromLine).find((line) => pattern.test(line));
     if (seen) return Promise.resolve(seen);
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${output.join('\n')}`)), timeoutMs);
