@@ -21,6 +21,7 @@ import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { calendarBenchmark } from './calendar.js';
 import { pagesBenchmark } from './pages.js';
+import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
 import { scenariosBenchmark } from './scenarios.js';
 import { webhookBenchmark } from './webhook.js';
@@ -31,6 +32,7 @@ const benchmarks: Benchmark[] = [
   remindersBenchmark,
   pagesBenchmark,
   calendarBenchmark,
+  recoveryBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -173,7 +173,7 @@ export const environmentSchema = z
 
     TURN_CONCURRENCY: integer(8, 1),
     TURN_LEASE_MS: integer(15_000, 1_000),
-    TURN_LEASE_SWEEP_MS: integer(5_000, 100),
+    TURN_LEASE_SWEEP_MS: integer(2_000, 100),
     TURN_MAX_MESSAGE_TOKENS: integer(2_000, 50),
     SMS_MAX_SEGMENTS: integer(10, 1, 10),
     WEBHOOK_BODY_LIMIT_BYTES: integer(64 * 1024, 1024),
