@@ -313,7 +313,7 @@ export class TurnRunner {
     if (state.kind === 'deployment_spent' && (await budgets.guard.claimDeploymentNotice(state.deploymentDay))) {
       const { dailyUsd, deploymentTimezone } = budgets.guard.settings;
       await budgets
-        .notifyOwners(budgetReplies(null).owners(`$${(dailyUsd ?? 0).toFixed(2)}`, deploymentTimezone))
+        .notifyOwners(budgetReplies(null).owners(`$${Number((dailyUsd ?? 0).toFixed(6))}`, deploymentTimezone))
         .catch((error: unknown) => logger.error({ error: describeError(error) }, 'could not tell the owners the daily budget is spent'));
     }
     const notify = await budgets.guard.claimUserNotice(user.id, state.day);

@@ -181,3 +181,34 @@ describe('invite mode', () => {
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 });
+
+describe('open mode: new users per hour', () => {
+  let harness: HeraldHarness;
+  const clock = new ManualClock('2026-11-23T15:00:00Z');
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start({ clock, env: { NEW_USERS_PER_HOUR: '2' } });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('admits NEW_USERS_PER_HOUR newcomers an hour; the next is told once to try later, nothing stored; known users carry on', async () => {
+    harness.anthropic.enqueue({ text: 'Hi one.' }, { text: 'Hi two.' }, { text: 'Still here.' }, { text: 'Welcome, three.' });
+    expect(await harness.exchange('+12125550601', 'hi')).toBe('Hi one.');
+    expect(await harness.exchange('+12125550602', 'hi')).toBe('Hi two.');
+
+    const refused = await harness.inbound({ from: '+12125550603', body: 'hi' });
+    expect(refused.statusCode).toBe(200);
+    expect(refused.body).toBe(twimlMessage(strangerReplies.busy));
+    expect((await harness.inbound({ from: '+12125550603', body: 'hello?' })).body).toBe(EMPTY_TWIML);
+    expect(await harness.database.prisma.user.findUnique({ where: { phone: '+12125550603' } })).toBeNull();
+
+    // Someone who is already a user is not a newcomer.
+    expect(await harness.exchange('+12125550601', 'still there?')).toBe('Still here.');
+
+    clock.advance(60 * 60 * 1000 + 1000);
+    expect(await harness.exchange('+12125550603', 'hi again')).toBe('Welcome, three.');
+    expect(harness.anthropic.requests).toHaveLength(4);
+  });
+});
