@@ -1,0 +1,270 @@
+import type { ImapFlow, MessageStructureObject, SearchObject } from 'imapflow';
+import { z } from 'zod';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { ImapSession, parseMailServerUrl } from './imap-session.js';
+import { MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
+import type { MailProvider } from './mail-provider.js';
+import { capText, readableText, snippetOf } from './mail-text.js';
+import { addressesOf, parseHeadersAndPart, preferredPart, referencesOf, textPartsOf } from './mime-parts.js';
+import { composeMail, sendComposed } from './smtp-sender.js';
+
+/** An IMAP connection's settings (not secret). */
+export const imapSettingsSchema = z.object({
+  imapUrl: z.string().min(1),
+  smtpUrl: z.string().min(1),
+  username: z.string().min(1),
+  /** The user's own address: the From of what Herald sends. */
+  address: z.string().email(),
+  /** True when the server files sent mail in Sent by itself (Gmail, Outlook): no APPEND then. */
+  sentSavedByServer: z.boolean().optional(),
+});
+export type ImapSettings = z.output<typeof imapSettingsSchema>;
+
+/** An IMAP connection's secrets. */
+export const imapSecretsSchema = z.object({ password: z.string().min(1) });
+
+/** Search results default to this many; never more than MAX_SEARCH_LIMIT. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+/** The most bytes of one text part read for a message (a text part larger than this is cut). */
+const TEXT_PART_BYTES = 512 * 1024;
+/** The bytes read of a text part for a search snippet. */
+const SNIPPET_BYTES = { plain: 2048, html: 16_384 };
+const HEADER_FIELDS = ['from', 'to', 'cc', 'subject', 'date', 'message-id'];
+const INBOX = 'INBOX';
+const DAY_MS = 86_400_000;
+
+/** What the IMAP provider needs. */
+export interface ImapProviderOptions {
+  label: string;
+  settings: ImapSettings;
+  password: string;
+  timeoutMs: number;
+  clock: Clock;
+  ids: IdGenerator;
+  logger?: Logger | undefined;
+}
+
+/**
+ * Any mailbox over IMAP (reading, imapflow) and SMTP (sending, nodemailer). Searches run on
+ * the server (IMAP SEARCH) over the INBOX; only the newest matches' headers and the first
+ * bytes of their text part are fetched. Reading a message downloads its header block and
+ * its one readable text part, chosen from the BODYSTRUCTURE, never its attachments.
+ * Message ids are "<UIDVALIDITY>:<UID>", stable across sessions (a mailbox rebuilt by the
+ * server gets a new UIDVALIDITY, and the old ids then find nothing rather than the wrong
+ * mail). Sending keeps a copy in the special-use \Sent folder (created if missing) unless
+ * the settings say the server does that itself.
+ */
+export class ImapMailProvider implements MailProvider {
+  readonly kind = 'imap' as const;
+  readonly label: string;
+  readonly address: string;
+  private readonly session: ImapSession;
+
+  constructor(private readonly options: ImapProviderOptions) {
+    this.label = options.label;
+    this.address = options.settings.address;
+    this.session = new ImapSession({ server: parseMailServerUrl(options.settings.imapUrl, 'imap'), username: options.settings.username, password: options.password, timeoutMs: options.timeoutMs, label: options.label, logger: options.logger });
+  }
+
+  /** Logs in to IMAP (only): a wrong password is MailError('unauthorized'). */
+  async check(): Promise<void> {
+    await this.session.check();
+  }
+
+  async search(query: MailQuery): Promise<MailSearchResult> {
+    const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)));
+    return this.session.run((client) =>
+      this.inInbox(client, async (uidValidity) => {
+        let uids = (await client.search(criteriaOf(query), { uid: true })) || [];
+        let dates: Map<number, Date> | undefined;
+        if ((query.since || query.before) && uids.length > 0) {
+          // IMAP compares whole days; the exact instants are checked here.
+          dates = await internalDates(client, uids);
+          uids = uids.filter((uid) => {
+            const date = dates!.get(uid);
+            return date !== undefined && (!query.since || date >= query.since) && (!query.before || date < query.before);
+          });
+        }
+        const newest = dates ? [...uids].sort((left, right) => dates!.get(right)!.getTime() - dates!.get(left)!.getTime() || right - left) : [...uids].sort((left, right) => right - left);
+        const chosen = newest.slice(0, limit);
+        const summaries = await this.summaries(client, uidValidity, chosen);
+        return { total: uids.length, messages: chosen.map((uid) => summaries.get(uid)).filter((summary): summary is MailSummary => summary !== undefined) };
+      }),
+    );
+  }
+
+  async get(ids: string[]): Promise<MailMessage[]> {
+    if (ids.length === 0) return [];
+    return this.session.run((client) =>
+      this.inInbox(client, async (uidValidity) => {
+        const wanted = ids.map((id) => parseId(id)).filter((id): id is { validity: string; uid: number } => id !== undefined && id.validity === uidValidity);
+        if (wanted.length === 0) return [];
+        const found = new Map<number, MailMessage>();
+        // Collected first: imapflow runs one command at a time, so a part cannot be fetched while this FETCH streams.
+        const fetched = [];
+        for await (const message of client.fetch(wanted.map((id) => id.uid).join(','), { uid: true, flags: true, internalDate: true, bodyStructure: true, headers: true }, { uid: true })) fetched.push(message);
+        for (const message of fetched) {
+          const parts = textPartsOf(message.bodyStructure);
+          const part = preferredPart(parts);
+          const bytes = part?.part ? await partBytes(client, message.uid, part, TEXT_PART_BYTES) : undefined;
+          const parsed = await parseHeadersAndPart(message.headers ?? Buffer.alloc(0), part && bytes ? { node: part, bytes } : undefined);
+          const capped = capText(readableText(textOf(parsed, part)));
+          const summary = summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, capped.text);
+          found.set(message.uid, {
+            ...summary,
+            cc: addressesOf(parsed.cc),
+            replyTo: addressesOf(parsed.replyTo),
+            messageId: parsed.messageId ? bracketed(parsed.messageId) : undefined,
+            references: referencesOf(parsed).map(bracketed),
+            text: capped.text,
+            truncated: capped.truncated || (part?.size !== undefined && part.size > TEXT_PART_BYTES),
+            attachments: parts.attachments,
+          });
+        }
+        return wanted.map((id) => found.get(id.uid)).filter((message): message is MailMessage => message !== undefined);
+      }),
+    );
+  }
+
+  async send(mail: OutgoingMail): Promise<SentMail> {
+    const { settings } = this.options;
+    const domain = settings.address.split('@')[1] ?? 'herald.invalid';
+    const composed = await composeMail(mail, { address: settings.address }, `<${this.options.ids.next('herald')}@${domain}>`, this.options.clock.now());
+    const outcome = await sendComposed(
+      { server: parseMailServerUrl(settings.smtpUrl, 'smtp'), username: settings.username, password: this.options.password, address: settings.address, label: this.label, timeoutMs: this.options.timeoutMs },
+      composed,
+    );
+    if (outcome.accepted.length > 0 && !settings.sentSavedByServer) await this.keepSentCopy(composed.raw);
+    if (outcome.rejected.length > 0) {
+      throw new MailError('rejected_recipient', `The mail was sent to ${outcome.accepted.join(', ')}, but the mail server refused ${outcome.rejected.join(', ')} (${outcome.reply}). Check that address.`, { recipients: outcome.rejected });
+    }
+    return { messageId: composed.messageId, accepted: outcome.accepted };
+  }
+
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
+  /** APPENDs the sent bytes to the \Sent folder (made when missing). The mail is already sent: a failure here is logged, not thrown. */
+  private async keepSentCopy(raw: Buffer): Promise<void> {
+    try {
+      await this.session.run(async (client) => {
+        const folders = await client.list();
+        let sent = folders.find((folder) => folder.specialUse === '\\Sent')?.path;
+        if (!sent) {
+          sent = folders.find((folder) => /^(sent|sent items|sent messages)$/i.test(folder.name))?.path ?? 'Sent';
+          if (!folders.some((folder) => folder.path === sent)) await client.mailboxCreate(sent);
+        }
+        await client.append(sent, raw, ['\\Seen'], this.options.clock.now());
+      });
+    } catch (error) {
+      this.options.logger?.warn({ failure: error instanceof MailError ? error.failure : 'server' }, 'the mail was sent but its copy could not be saved in Sent');
+    }
+  }
+
+  private async inInbox<T>(client: ImapFlow, work: (uidValidity: string) => Promise<T>): Promise<T> {
+    const lock = await client.getMailboxLock(INBOX, { readOnly: true });
+    try {
+      // A reused session sees mail that arrived since its last command only after a NOOP.
+      await client.noop();
+      const mailbox = client.mailbox;
+      if (!mailbox) throw new MailError('server', `The INBOX of ${this.label} could not be opened. Nothing was changed.`);
+      return await work(String(mailbox.uidValidity));
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** Headers, flags and a snippet of each message, by UID. */
+  private async summaries(client: ImapFlow, uidValidity: string, uids: number[]): Promise<Map<number, MailSummary>> {
+    const found = new Map<number, MailSummary>();
+    if (uids.length === 0) return found;
+    const fetched: Array<{ uid: number; headers: Buffer; flags?: Set<string> | undefined; internalDate?: Date | string | undefined; structure?: MessageStructureObject | undefined }> = [];
+    for await (const message of client.fetch(uids.join(','), { uid: true, flags: true, internalDate: true, bodyStructure: true, headers: HEADER_FIELDS }, { uid: true })) {
+      fetched.push({ uid: message.uid, headers: message.headers ?? Buffer.alloc(0), flags: message.flags, internalDate: message.internalDate, structure: message.bodyStructure });
+    }
+    for (const message of fetched) {
+      const parts = textPartsOf(message.structure);
+      const part = preferredPart(parts);
+      const bytes = part?.part ? await partBytes(client, message.uid, part, part === parts.plain ? SNIPPET_BYTES.plain : SNIPPET_BYTES.html) : undefined;
+      const parsed = await parseHeadersAndPart(message.headers, part && bytes ? { node: part, bytes } : undefined);
+      const text = readableText(textOf(parsed, part));
+      found.set(message.uid, summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, text));
+    }
+    return found;
+  }
+}
+
+function criteriaOf(query: MailQuery): SearchObject {
+  const criteria: SearchObject = {};
+  if (query.from) criteria.from = query.from;
+  if (query.to) criteria.to = query.to;
+  if (query.subject) criteria.subject = query.subject;
+  if (query.text) criteria.text = query.text;
+  if (query.unread) criteria.seen = false;
+  // Widened by a day each side: IMAP dates ignore the time and the zone.
+  if (query.since) criteria.since = new Date(query.since.getTime() - DAY_MS);
+  if (query.before) criteria.before = new Date(query.before.getTime() + DAY_MS);
+  if (Object.keys(criteria).length === 0) criteria.all = true;
+  return criteria;
+}
+
+async function internalDates(client: ImapFlow, uids: number[]): Promise<Map<number, Date>> {
+  const dates = new Map<number, Date>();
+  for await (const message of client.fetch(uids.join(','), { uid: true, internalDate: true }, { uid: true })) {
+    if (message.internalDate) dates.set(message.uid, new Date(message.internalDate));
+  }
+  return dates;
+}
+
+/** The first `maxBytes` of one body part, as stored (still transfer-encoded). */
+async function partBytes(client: ImapFlow, uid: number, part: MessageStructureObject, maxBytes: number): Promise<Buffer | undefined> {
+  const key = part.part!;
+  const message = await client.fetchOne(String(uid), { uid: true, bodyParts: [{ key, maxLength: maxBytes }] }, { uid: true });
+  if (!message || !message.bodyParts) return undefined;
+  return message.bodyParts.get(key) ?? [...message.bodyParts.values()][0];
+}
+
+function summaryOf(
+  uidValidity: string,
+  uid: number,
+  parsed: Awaited<ReturnType<typeof parseHeadersAndPart>>,
+  flags: Set<string> | undefined,
+  internalDate: Date | string | undefined,
+  hasAttachments: boolean,
+  text: string,
+): MailSummary {
+  const from = addressesOf(parsed.from)[0] ?? { address: '' };
+  return {
+    id: `${uidValidity}:${uid}`,
+    from,
+    to: addressesOf(parsed.to),
+    subject: parsed.subject ?? '',
+    date: internalDate ? new Date(internalDate) : (parsed.date ?? new Date(0)),
+    unread: !(flags?.has('\\Seen') ?? false),
+    snippet: snippetOf(text),
+    hasAttachments,
+  };
+}
+
+/**
+ * The text or the HTML of the part that was read. mailparser also makes a `text` from an
+ * HTML-only mail, with its own converter that keeps hidden elements and link targets: it
+ * is not used.
+ */
+function textOf(parsed: Awaited<ReturnType<typeof parseHeadersAndPart>>, part: MessageStructureObject | undefined): { text?: string | undefined; html?: string | undefined } {
+  if (part?.type.toLowerCase() === 'text/html') return { html: typeof parsed.html === 'string' ? parsed.html : '' };
+  return { text: parsed.text };
+}
+
+function parseId(id: string): { validity: string; uid: number } | undefined {
+  const match = /^(\d+):(\d+)$/.exec(id.trim());
+  return match ? { validity: match[1]!, uid: Number(match[2]) } : undefined;
+}
+
+function bracketed(id: string): string {
+  const trimmed = id.trim();
+  return trimmed.startsWith('<') ? trimmed : `<${trimmed}>`;
+}

@@ -1,0 +1,141 @@
+import { ImapFlow } from 'imapflow';
+import type { Logger } from '../logging/logger.js';
+import { MailError } from './mail-message.js';
+
+/** Where an IMAP (or SMTP) server is, from a URL such as imaps://imap.fastmail.com:993. */
+export interface MailServerAddress {
+  host: string;
+  port: number;
+  /** TLS from the first byte (imaps/smtps); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+}
+
+/** Reads imap://, imaps://, smtp:// and smtps:// URLs (default ports 143, 993, 587, 465). */
+export function parseMailServerUrl(url: string, kind: 'imap' | 'smtp'): MailServerAddress {
+  const parsed = new URL(url);
+  const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
+  if (scheme !== kind && scheme !== `${kind}s`) throw new MailError('invalid', `"${url}" is not an ${kind}:// or ${kind}s:// address.`);
+  const secure = scheme === `${kind}s`;
+  const defaultPort = kind === 'imap' ? (secure ? 993 : 143) : secure ? 465 : 587;
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port ? Number(parsed.port) : defaultPort, secure };
+}
+
+/** What an IMAP session needs. */
+export interface ImapSessionOptions {
+  server: MailServerAddress;
+  username: string;
+  password: string;
+  /** Connecting, the greeting, and any one command going quiet. */
+  timeoutMs: number;
+  /** For messages: "Fastmail (ana@fastmail.com)". */
+  label: string;
+  logger?: Logger | undefined;
+}
+
+const CONNECTION_LOST = new Set(['NoConnection', 'EConnectionClosed', 'ClosedAfterConnectText', 'ClosedAfterConnectTLS', 'ECONNRESET', 'EPIPE', 'ETIMEOUT', 'ETIMEDOUT', 'StateLogout', 'DownloadIncomplete']);
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
+
+/** Whether an error means the connection went away (worth one more try on a fresh one). */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  if (code && (CONNECTION_LOST.has(code) || UNREACHABLE.has(code))) return true;
+  return error instanceof Error && /connection (not available|closed|lost)|socket (closed|hang up)|unexpected close/i.test(error.message);
+}
+
+/**
+ * One IMAP connection, kept open between a user's calls in a turn and reused, opened again
+ * when it has dropped. `run` retries work once on a fresh connection when the connection
+ * is lost under it (a server restart, a dropped link mid-fetch); a second loss, or a server
+ * that cannot be reached, is a MailError('unreachable'). A refused login is
+ * MailError('unauthorized') at once: retrying a wrong password only locks accounts.
+ */
+export class ImapSession {
+  private client: ImapFlow | undefined;
+  private connecting: Promise<ImapFlow> | undefined;
+
+  constructor(private readonly options: ImapSessionOptions) {}
+
+  /** Runs `work` on a live connection, retried once on a new connection if this one is lost. */
+  async run<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await work(await this.connected());
+      } catch (error) {
+        if (error instanceof MailError) throw error;
+        if (!connectionLost(error)) throw this.serverError(error);
+        await this.drop();
+        if (attempt >= 2) {
+          throw new MailError('unreachable', `The connection to the mail server for ${this.options.label} kept dropping (tried twice). Nothing was changed; try again in a few minutes.`, { cause: error });
+        }
+        this.options.logger?.warn({ code: (error as { code?: string }).code, attempt }, 'IMAP connection lost; trying once more on a new connection');
+      }
+    }
+  }
+
+  /** Logs in (only), to check an account before it is saved. */
+  async check(): Promise<void> {
+    await this.connected();
+  }
+
+  private connected(): Promise<ImapFlow> {
+    if (this.client?.usable) return Promise.resolve(this.client);
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<ImapFlow> {
+    const { server, username, password, timeoutMs } = this.options;
+    const client = new ImapFlow({
+      host: server.host,
+      port: server.port,
+      secure: server.secure,
+      auth: { user: username, pass: password },
+      logger: false,
+      disableAutoIdle: true,
+      disableBinary: true,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: Math.max(timeoutMs * 3, 30_000),
+      clientInfo: { name: 'Herald' },
+    } as ConstructorParameters<typeof ImapFlow>[0]);
+    // A dropped connection emits 'error'; the next call notices the client is unusable.
+    client.on('error', (error: unknown) => this.options.logger?.debug({ code: (error as { code?: string }).code }, 'IMAP connection error'));
+    try {
+      await client.connect();
+    } catch (error) {
+      client.close();
+      if ((error as { authenticationFailed?: boolean }).authenticationFailed) {
+        throw new MailError('unauthorized', `The mail server refused the username or password for ${this.options.label}. Nothing was read or sent. The saved password needs replacing: connect the mailbox again (an app password where the provider uses them).`, { cause: error });
+      }
+      const code = (error as { code?: string }).code;
+      if (code && UNREACHABLE.has(code)) {
+        throw new MailError('unreachable', `The mail server for ${this.options.label} (${server.host}) could not be reached. Nothing was read or sent; try again in a few minutes.`, { cause: error });
+      }
+      throw Object.assign(error instanceof Error ? error : new Error(String(error)), { code: code ?? 'NoConnection' });
+    }
+    this.client = client;
+    return client;
+  }
+
+  private serverError(error: unknown): MailError {
+    const text = (error as { responseText?: string }).responseText ?? (error instanceof Error ? error.message : String(error));
+    return new MailError('server', `The mail server for ${this.options.label} answered with an error (${text.slice(0, 200)}). Nothing was changed.`, { cause: error });
+  }
+
+  private async drop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    client?.close();
+  }
+
+  /** Logs out (or just closes when the connection is already gone). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    if (client.usable) await client.logout().catch(() => client.close());
+    else client.close();
+  }
+}
