@@ -66,7 +66,7 @@ export function calendarConnectMethods(deps: { calendars: CalendarService; links
         },
         completeOAuth: async (link, code, verifier) => {
           try {
-            const connection = await google.connect(link.userId, code, verifier);
+            const connection = await google.connect(link.userId, code, verifier, [GOOGLE_CALENDAR_SCOPE]);
             if (!connection.scopes.includes(GOOGLE_CALENDAR_SCOPE)) return { kind: 'refused', formError: 'Google did not give Herald access to your calendar. Try again and allow it.' };
             await deps.calendars.useConnection(link.userId, connection.id);
             return { kind: 'done', message: `Connected ${connection.label}. Herald now uses your Google Calendar. You can close this page and text Herald.` };

@@ -11,6 +11,9 @@ import { CalendarError } from './calendar-event.js';
 import type { CalendarProvider } from './calendar-provider.js';
 import { GoogleCalendarProvider } from './google-provider.js';
 
+/** The Google scopes the calendar uses (what its consent asks for, and what disconnecting gives up). */
+export const GOOGLE_CALENDAR_SCOPES = ['https://www.googleapis.com/auth/calendar.events', 'https://www.googleapis.com/auth/calendar'];
+
 /** The user's calendar, and the key its event reminders are filed under ("builtin", or the connection's id). */
 export interface UserCalendar {
   provider: CalendarProvider;
@@ -35,7 +38,8 @@ export interface CalendarServiceDependencies {
  * Which calendar a user has: their connected CalDAV or Google calendar when they chose one,
  * else Herald's built-in calendar (everyone has it). One is active at a time; connecting a
  * calendar makes it the active one, disconnecting removes its credentials and falls back
- * to the built-in calendar.
+ * to the built-in calendar. A Google connection can also serve the user's mail: then the
+ * calendar only lets go of it (its calendar scope), and it is deleted once nothing uses it.
  */
 export class CalendarService {
   constructor(private readonly deps: CalendarServiceDependencies) {}
@@ -59,24 +63,38 @@ export class CalendarService {
     throw new CalendarError('invalid', `A ${connection.provider} connection is not a calendar.`);
   }
 
-  /** Makes the connection the user's calendar. */
+  /** Makes the connection the user's calendar (a Google calendar it replaces is let go of, as when disconnected). */
   async useConnection(userId: string, connectionId: string): Promise<void> {
     const now = this.deps.clock.now();
+    const previous = (await this.calendarOf(userId)).connection;
     await this.deps.prisma.calendarSettings.upsert({ where: { userId }, create: { userId, connectionId, updatedAt: now }, update: { connectionId, updatedAt: now } });
+    if (previous && previous.id !== connectionId && previous.provider === 'google') await this.release(previous);
     this.deps.logger.info({ userId, connectionId }, 'calendar connected');
   }
 
   /**
-   * Removes the active calendar's connection and its credentials; the built-in calendar is
-   * the user's calendar again. Undefined when the built-in calendar was already in use.
+   * Stops using the active calendar's connection; the built-in calendar is the user's
+   * calendar again. A CalDAV connection is deleted with its password. A Google one gives up
+   * its calendar scope and is deleted (Herald's grant revoked) only when nothing else (the
+   * user's Gmail) uses it. Undefined when the built-in calendar was already in use.
    */
-  async disconnect(userId: string): Promise<ConnectionRecord | undefined> {
-    const { connection } = await this.calendarOf(userId);
+  async disconnect(userId: string): Promise<{ connection: ConnectionRecord; deleted: boolean } | undefined> {
+    const settings = await this.deps.prisma.calendarSettings.findUnique({ where: { userId } });
+    const connection = settings?.connectionId ? await this.deps.connections.find(userId, settings.connectionId) : undefined;
     if (!connection) return undefined;
-    await this.deps.connections.remove(userId, connection.id);
+    await this.deps.prisma.calendarSettings.update({ where: { userId }, data: { connectionId: null, updatedAt: this.deps.clock.now() } });
     await this.deps.prisma.calendarEventReminder.deleteMany({ where: { userId, calendarKey: connection.id } });
-    this.deps.logger.info({ userId, connectionId: connection.id }, 'calendar disconnected');
-    return connection;
+    const deleted = connection.provider === 'google' ? (await this.release(connection)) === 'deleted' : await this.deps.connections.remove(userId, connection.id);
+    this.deps.logger.info({ userId, connectionId: connection.id, deleted }, 'calendar disconnected');
+    return { connection, deleted };
+  }
+
+  /** The calendar no longer uses this Google connection. */
+  private async release(connection: ConnectionRecord): Promise<'kept' | 'deleted'> {
+    if (this.deps.google) return this.deps.google.release(connection, GOOGLE_CALENDAR_SCOPES);
+    // Without a Google client nothing else can use it either.
+    await this.deps.connections.remove(connection.userId, connection.id);
+    return 'deleted';
   }
 
   /**

@@ -138,6 +138,7 @@ function toConfig(environment: Environment) {
               clientSecret: environment.GOOGLE_CLIENT_SECRET,
               authUrl: environment.GOOGLE_OAUTH_AUTH_URL,
               tokenUrl: environment.GOOGLE_OAUTH_TOKEN_URL,
+              revokeUrl: environment.GOOGLE_OAUTH_REVOKE_URL,
               apiBaseUrl: environment.GOOGLE_API_BASE_URL,
             }
           : undefined,

@@ -200,6 +200,7 @@ export const environmentSchema = z
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_OAUTH_AUTH_URL: unsetWhenEmpty(httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth')),
     GOOGLE_OAUTH_TOKEN_URL: unsetWhenEmpty(httpUrl.default('https://oauth2.googleapis.com/token')),
+    GOOGLE_OAUTH_REVOKE_URL: unsetWhenEmpty(httpUrl.default('https://oauth2.googleapis.com/revoke')),
     GOOGLE_API_BASE_URL: unsetWhenEmpty(httpUrl.default('https://www.googleapis.com/')),
 
     ACCESS_MODE: unsetWhenEmpty(z.enum(['open', 'invite']).optional()),

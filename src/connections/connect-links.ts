@@ -47,8 +47,23 @@ export class ConnectLinks {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.options.ttlMinutes * 60_000);
     const row = await this.prisma.connectLink.create({ data: { userId, purpose, csrfToken: randomBytes(32).toString('base64url'), createdAt: now, expiresAt } });
-    const body = `${row.id}.${Math.floor(expiresAt.getTime() / 1000)}`;
-    return { url: `${this.options.publicBaseUrl.replace(/\/+$/, '')}/connect/${body}.${this.box.sign(SIGNING_PURPOSE, body)}`, expiresAt };
+    return { url: this.urlOf(row), expiresAt };
+  }
+
+  /** The link's URL again (its token is derived from the id and expiry, so it is the same one). */
+  urlOf(link: { id: string; expiresAt: Date }): string {
+    const body = `${link.id}.${Math.floor(link.expiresAt.getTime() / 1000)}`;
+    return `${this.options.publicBaseUrl.replace(/\/+$/, '')}/connect/${body}.${this.box.sign(SIGNING_PURPOSE, body)}`;
+  }
+
+  /**
+   * Turns an unused link to another purpose: a page that lets the user choose how to connect
+   * ("email": Google or another mailbox) hands its link on to the chosen method. False when
+   * the link was used meanwhile.
+   */
+  async repurpose(id: string, purpose: string): Promise<boolean> {
+    const changed = await this.prisma.connectLink.updateMany({ where: { id, usedAt: null }, data: { purpose } });
+    return changed.count === 1;
   }
 
   /** What the token leads to, checked in this order: signature, expiry, use. */

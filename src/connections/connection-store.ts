@@ -89,6 +89,11 @@ export class ConnectionStore {
     await this.prisma.connection.update({ where: { id }, data: { secrets: this.box.sealJson(secrets), updatedAt: this.clock.now() } });
   }
 
+  /** Replaces the scopes a connection is used with (a feature stopped using it). */
+  async updateScopes(id: string, scopes: string[]): Promise<void> {
+    await this.prisma.connection.update({ where: { id }, data: { scopes, updatedAt: this.clock.now() } });
+  }
+
   /** The provider revoked Herald's access: kept, but marked, so the user is asked to reconnect instead of retrying. */
   async markNeedsReconnect(id: string): Promise<void> {
     await this.prisma.connection.updateMany({ where: { id }, data: { status: 'needs_reconnect', updatedAt: this.clock.now() } });

@@ -10,6 +10,8 @@ export interface GoogleSettings {
   clientSecret: string;
   authUrl: string;
   tokenUrl: string;
+  /** Where a grant is revoked when the last feature stops using a connection. */
+  revokeUrl: string;
   apiBaseUrl: string;
 }
 
@@ -30,6 +32,13 @@ export class GoogleAccessRevokedError extends ToolError {
 
 /** The scopes every Google connection asks for: who the account is. Features add theirs (incremental consent). */
 const IDENTITY_SCOPES = ['openid', 'email'];
+/** How Google names the identity scopes in a token's scope list. */
+const IDENTITY_SCOPE_NAMES = new Set([...IDENTITY_SCOPES, 'https://www.googleapis.com/auth/userinfo.email']);
+
+/** The scopes a feature (calendar, mail) uses, as opposed to who the account is. */
+export function featureScopes(scopes: string[]): string[] {
+  return scopes.filter((scope) => !IDENTITY_SCOPE_NAMES.has(scope));
+}
 
 /**
  * Google accounts: OAuth 2.0 authorization code with PKCE (S256) and offline access, for a
@@ -60,19 +69,27 @@ export class GoogleAccounts {
     });
   }
 
-  /** Exchanges the code (with its verifier) and saves the user's Google connection, merging scopes with what it had. */
-  async connect(userId: string, code: string, verifier: string, extraSettings: Record<string, unknown> = {}): Promise<ConnectionRecord> {
+  /**
+   * Exchanges the code (with its verifier) and saves the user's Google connection: one per
+   * Google account, whatever features it serves. The scopes recorded are those the new token
+   * really has (with `include_granted_scopes`, earlier grants too) among the ones Herald uses
+   * for it: what was `requested` now, and what the connection was already used for. A scope
+   * a feature gave up (disconnecting the calendar) is not brought back by Google's memory of it.
+   */
+  async connect(userId: string, code: string, verifier: string, requested: string[]): Promise<ConnectionRecord> {
     const { tokens } = await this.oauthClient().getToken({ code, codeVerifier: verifier });
     if (!tokens.refresh_token) throw new ConfigurationError('Google did not return a refresh token, so Herald could not stay connected. Try connecting again.');
     const email = emailOf(tokens.id_token) ?? 'Google account';
     const existing = (await this.connections.list(userId)).find((connection) => connection.provider === 'google' && connection.account === email);
-    const scopes = [...new Set([...(existing?.scopes ?? []), ...(tokens.scope?.split(/\s+/).filter(Boolean) ?? [])])];
+    const used = new Set([...IDENTITY_SCOPES, ...requested, ...(existing?.scopes ?? [])]);
+    const granted = tokens.scope?.split(/\s+/).filter(Boolean) ?? [];
+    const scopes = [...new Set(granted.filter((scope) => used.has(scope) || IDENTITY_SCOPE_NAMES.has(scope)))];
     return this.connections.save(userId, {
       provider: 'google',
       account: email,
       label: `Google (${email})`,
       scopes,
-      settings: { ...existing?.settings, ...extraSettings },
+      settings: { ...existing?.settings },
       secrets: { refreshToken: tokens.refresh_token, accessToken: tokens.access_token ?? undefined, expiresAt: tokens.expiry_date ?? undefined },
     });
   }
@@ -103,6 +120,29 @@ export class GoogleAccounts {
     return new GoogleAccessRevokedError(connection.label);
   }
 
+  /**
+   * A feature stops using a Google connection: its `scopes` are dropped from it. When no
+   * feature is left using it, the connection is deleted and Herald's grant revoked at Google
+   * (best effort: the credentials are gone from Herald either way). Says which happened.
+   */
+  async release(connection: ConnectionRecord, scopes: string[]): Promise<'kept' | 'deleted'> {
+    const remaining = connection.scopes.filter((scope) => !scopes.includes(scope));
+    if (featureScopes(remaining).length > 0) {
+      await this.connections.updateScopes(connection.id, remaining);
+      this.logger.info({ connectionId: connection.id, userId: connection.userId, released: scopes }, 'Google connection kept for its other uses');
+      return 'kept';
+    }
+    const secrets = await this.connections.secrets(connection, googleSecretsSchema).catch(() => undefined);
+    await this.connections.remove(connection.userId, connection.id);
+    if (secrets) {
+      await this.oauthClient()
+        .revokeToken(secrets.refreshToken)
+        .catch((error: unknown) => this.logger.warn({ connectionId: connection.id, error: String(error) }, 'Google did not confirm revoking the grant; the credentials are deleted from Herald'));
+    }
+    this.logger.info({ connectionId: connection.id, userId: connection.userId }, 'Google connection deleted: nothing uses it any more');
+    return 'deleted';
+  }
+
   /** The API base URL clients are pointed at (Google's, or a test's fake). */
   get apiBaseUrl(): string {
     return this.settings.apiBaseUrl;
@@ -113,7 +153,7 @@ export class GoogleAccounts {
       clientId: this.settings.clientId,
       clientSecret: this.settings.clientSecret,
       redirectUri: this.redirectUri,
-      endpoints: { oauth2AuthBaseUrl: this.settings.authUrl, oauth2TokenUrl: this.settings.tokenUrl },
+      endpoints: { oauth2AuthBaseUrl: this.settings.authUrl, oauth2TokenUrl: this.settings.tokenUrl, oauth2RevokeUrl: this.settings.revokeUrl },
     });
   }
 }

@@ -14,7 +14,7 @@ describeCalendarProvider('Google Calendar (the official client against a fake Ca
   const store = new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 3)), systemClock);
   const env = google.env();
   const accounts = new GoogleAccounts(
-    { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, apiBaseUrl: env.GOOGLE_API_BASE_URL! },
+    { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, revokeUrl: env.GOOGLE_OAUTH_REVOKE_URL!, apiBaseUrl: env.GOOGLE_API_BASE_URL! },
     'https://herald.test/oauth/google/callback',
     store,
     createSilentLogger(),

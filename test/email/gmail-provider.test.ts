@@ -34,7 +34,7 @@ describe('GmailProvider (the official client against the fake Gmail)', () => {
     store = new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 5)), systemClock);
     const env = google.env();
     accounts = new GoogleAccounts(
-      { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, apiBaseUrl: env.GOOGLE_API_BASE_URL! },
+      { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, revokeUrl: env.GOOGLE_OAUTH_REVOKE_URL!, apiBaseUrl: env.GOOGLE_API_BASE_URL! },
       'https://herald.test/oauth/google/callback',
       store,
       createSilentLogger(),
@@ -311,7 +311,7 @@ describe('GmailProvider (the official client against the fake Gmail)', () => {
       const { connection } = await connect();
       const env = google.env();
       const offline = new GoogleAccounts(
-        { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, apiBaseUrl: 'http://127.0.0.1:9/' },
+        { clientId: env.GOOGLE_CLIENT_ID!, clientSecret: env.GOOGLE_CLIENT_SECRET!, authUrl: env.GOOGLE_OAUTH_AUTH_URL!, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL!, revokeUrl: env.GOOGLE_OAUTH_REVOKE_URL!, apiBaseUrl: 'http://127.0.0.1:9/' },
         'https://herald.test/oauth/google/callback',
         store,
         createSilentLogger(),

@@ -57,6 +57,8 @@ export class FakeGoogleServer {
   consentAs: string | undefined = 'ana@gmail.com';
   /** Scopes the user unticks on the consent page (Google's granular consent). */
   declineScopes: string[] = [];
+  /** Tokens revoked through the revoke endpoint, in order. */
+  readonly revokedTokens: string[] = [];
   /** The scopes each consent page asked for, in order. */
   readonly consentScopes: string[][] = [];
   readonly tokenRequests: TokenRequest[] = [];
@@ -96,6 +98,7 @@ export class FakeGoogleServer {
       GOOGLE_CLIENT_SECRET: this.clientSecret,
       GOOGLE_OAUTH_AUTH_URL: `${this.url}/o/oauth2/v2/auth`,
       GOOGLE_OAUTH_TOKEN_URL: `${this.url}/token`,
+      GOOGLE_OAUTH_REVOKE_URL: `${this.url}/revoke`,
       GOOGLE_API_BASE_URL: `${this.url}/`,
     };
   }
@@ -140,6 +143,7 @@ export class FakeGoogleServer {
     const body = await readBody(request);
     if (url.pathname === '/o/oauth2/v2/auth') return this.consent(url, response);
     if (url.pathname === '/token' && request.method === 'POST') return this.tokenEndpoint(new URLSearchParams(body), response);
+    if (url.pathname === '/revoke' && request.method === 'POST') return this.revoke(new URLSearchParams(body).get('token') ?? url.searchParams.get('token') ?? '', response);
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
     const isGmail = url.pathname.startsWith('/gmail/v1/');
     if (!match && !isGmail) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
@@ -221,6 +225,19 @@ export class FakeGoogleServer {
       return send(response, 200, { access_token: this.issueAccessToken(stored.email, stored.scope), expires_in: 3599, scope: stored.scope, token_type: 'Bearer' });
     }
     return refuse('unsupported_grant_type', 'Invalid grant_type');
+  }
+
+  /** Google's revoke endpoint: a refresh token (or access token) given here stops working, with its grant. */
+  private revoke(token: string, response: ServerResponse): void {
+    const refresh = this.refreshTokens.get(token);
+    const access = this.accessTokens.get(token);
+    if (!refresh && !access) return send(response, 400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+    this.revokedTokens.push(token);
+    const email = refresh?.email ?? access!.email;
+    for (const stored of this.refreshTokens.values()) if (stored.email === email) stored.revoked = true;
+    for (const [key, stored] of this.accessTokens) if (stored.email === email) this.accessTokens.delete(key);
+    this.granted.delete(email);
+    send(response, 200, {});
   }
 
   private issueAccessToken(email: string, scope: string): string {

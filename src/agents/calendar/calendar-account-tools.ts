@@ -33,13 +33,19 @@ export function calendarAccountTools({ calendars, links, feed }: CalendarAccount
     }),
     defineTool({
       name: 'disconnect_calendar',
-      description: "Disconnect the user's connected calendar (Google or CalDAV): its saved credentials are deleted and Herald's built-in calendar is used again. Events stay where they are.",
+      description:
+        "Disconnect the user's connected calendar (Google or CalDAV): Herald's built-in calendar is used again and events stay where they are. A CalDAV password is deleted; a Google account is deleted too unless it still serves the user's Gmail (then only its calendar access is given up).",
       mutates: true,
       inputSchema: z.object({}),
       run: async (_input, context) => {
         const removed = await calendars.disconnect(context.userId);
         if (!removed) return toolError("No calendar is connected: Herald's built-in calendar is in use. Nothing was changed.");
-        return ok({ effect: 'deleted', disconnected: removed.label, now: "Herald's built-in calendar" });
+        return ok({
+          effect: 'deleted',
+          disconnected: removed.connection.label,
+          now: "Herald's built-in calendar",
+          credentials: removed.deleted ? 'deleted' : 'kept: the same Google account still serves the user\'s email (only its calendar access was given up)',
+        });
       },
     }),
     defineTool({
