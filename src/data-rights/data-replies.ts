@@ -16,7 +16,7 @@ const wording = {
   },
 };
 
-/** Data-rights replies in the user's language. */
-export function dataReplies(language: string | null) {
-  return wording[fallbackLanguage(language)];
+/** Data-rights replies in the user's language (or, while it is unknown, the language they wrote in). */
+export function dataReplies(language: string | null, messageText = '') {
+  return wording[fallbackLanguage(language, messageText)];
 }

@@ -41,8 +41,8 @@ export class DataRights {
   }
 
   /** MY DATA: a fresh page and its link. */
-  async myData(user: UserConfig): Promise<string> {
-    const say = dataReplies(user.language);
+  async myData(user: UserConfig, text = ''): Promise<string> {
+    const say = dataReplies(user.language, text);
     const spec = await this.page.build(user.id);
     if (!spec) return say.myDataFailed;
     const page = await this.pages.create(user.id, user.timezone, spec);
@@ -54,10 +54,10 @@ export class DataRights {
   }
 
   /** DELETE MY DATA: the question, and the held erase its YES runs. */
-  deleteRequest(user: UserConfig): { reply: string; confirmation: ConfirmationAsk } {
-    const say = dataReplies(user.language);
+  deleteRequest(user: UserConfig, text = ''): { reply: string; confirmation: ConfirmationAsk } {
+    const say = dataReplies(user.language, text);
     const minutes = Math.round(this.confirmationTtlMs / 60_000);
-    const ask = user.language?.startsWith('he') ? `השיבו כן תוך ${minutes} דקות כדי למחוק.` : `Reply YES within ${minutes} minutes to erase it.`;
+    const ask = say === dataReplies('he') ? `השיבו כן תוך ${minutes} דקות כדי למחוק.` : `Reply YES within ${minutes} minutes to erase it.`;
     const question = `${say.confirmErase} ${ask}`;
     return {
       reply: question,

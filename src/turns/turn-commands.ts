@@ -37,8 +37,8 @@ export class HeraldCommands implements TurnCommands {
 
   detect(text: string, user: UserConfig): TurnCommand | undefined {
     const data = detectDataCommand(text);
-    if (data === 'my_data') return { name: data, run: async () => ({ reply: await this.data.myData(user) }) };
-    if (data === 'delete_my_data') return { name: data, run: async () => this.data.deleteRequest(user) };
+    if (data === 'my_data') return { name: data, run: async () => ({ reply: await this.data.myData(user, text) }) };
+    if (data === 'delete_my_data') return { name: data, run: async () => this.data.deleteRequest(user, text) };
     if (!this.access.isOwner(user.phone)) return undefined;
     const admin = parseAdminCommand(text);
     if (admin) return { name: `admin:${admin.kind}`, run: async () => ({ reply: await this.admin.run(admin, user) }) };
