@@ -2,36 +2,23 @@ import type { gmail_v1 } from '@googleapis/gmail';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { MailAddress, MailMessage, MailSummary } from './mail-message.js';
 import { decodeBytes, decodeMimeWords } from './mime-words.js';
-import { readableText, snippetOf } from './readable-text.js';
+import { capText, readableText, snippetOf } from './mail-text.js';
 
 type GmailMessage = gmail_v1.Schema$Message;
 type GmailPart = gmail_v1.Schema$MessagePart;
 
-/** The headers a search summary needs (asked for with format=metadata). */
-export const SUMMARY_HEADERS = ['From', 'To', 'Subject', 'Date'];
-
-/** A search result line from a message fetched with format=metadata. */
+/** A search result line: the headers, and a snippet of the readable text. */
 export function toSummary(message: GmailMessage): MailSummary {
-  const headers = headerMap(message.payload);
-  return {
-    id: message.id ?? '',
-    from: addresses(headers.get('from'))[0] ?? { address: '' },
-    to: addresses(headers.get('to')),
-    subject: decodeMimeWords(headers.get('subject') ?? '').trim() || '(no subject)',
-    date: dateOf(message, headers),
-    unread: (message.labelIds ?? []).includes('UNREAD'),
-    // Gmail's snippet is HTML-escaped ("&#39;"): unescaped here, then bounded like every snippet.
-    snippet: snippetOf(unescapeEntities(message.snippet ?? '')),
-    // Metadata has only the top part: a mixed multipart is how a mail with attachments is sent.
-    hasAttachments: (message.payload?.mimeType ?? '').toLowerCase() === 'multipart/mixed' || (message.payload?.parts ?? []).some(isAttachment),
-  };
+  const { id, from, to, subject, date, unread, snippet, hasAttachments } = toMessage(message);
+  return { id, from, to, subject, date, unread, snippet, hasAttachments };
 }
 
 /**
  * A message fetched with format=full, read: its text parts decoded (base64url, then their
  * charset), the readable text made from them, and attachments listed by name, type and size.
  * Attachment bytes are never in a full message (Gmail gives them an attachment id instead),
- * and Herald never asks for them.
+ * and Herald never asks for them. The snippet is made from the readable text, never Gmail's
+ * own: Gmail's can carry text the mail hides from its reader.
  */
 export function toMessage(message: GmailMessage): MailMessage {
   const headers = headerMap(message.payload);
@@ -48,10 +35,14 @@ export function toMessage(message: GmailMessage): MailMessage {
     if (mimeType === 'text/html') bodies.html.push(text);
     else if (mimeType === 'text/plain' || mimeType === '') bodies.plain.push(text);
   });
-  const readable = readableText({ text: bodies.plain.join('\n\n'), html: bodies.html.join('\n') });
-  const summary = toSummary(message);
+  const readable = capText(readableText({ text: bodies.plain.join('\n\n'), html: bodies.html.join('\n') }));
   return {
-    ...summary,
+    id: message.id ?? '',
+    from: addresses(headers.get('from'))[0] ?? { address: '' },
+    to: addresses(headers.get('to')),
+    subject: decodeMimeWords(headers.get('subject') ?? '').trim() || '(no subject)',
+    date: dateOf(message, headers),
+    unread: (message.labelIds ?? []).includes('UNREAD'),
     snippet: snippetOf(readable.text),
     hasAttachments: attachments.length > 0,
     cc: addresses(headers.get('cc')),
@@ -115,13 +106,4 @@ function dateOf(message: GmailMessage, headers: Map<string, string>): Date {
   if (Number.isFinite(internal) && internal > 0) return new Date(internal);
   const header = Date.parse(headers.get('date') ?? '');
   return new Date(Number.isFinite(header) ? header : 0);
-}
-
-function unescapeEntities(text: string): string {
-  return text.replace(/&(#\d+|#x[0-9a-f]+|amp|lt|gt|quot|apos);/gi, (entity, code: string) => {
-    const lower = code.toLowerCase();
-    if (lower.startsWith('#x')) return String.fromCodePoint(Number.parseInt(lower.slice(2), 16));
-    if (lower.startsWith('#')) return String.fromCodePoint(Number.parseInt(lower.slice(1), 10));
-    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[lower] ?? entity;
-  });
 }

@@ -4,7 +4,7 @@ import type { ConnectionRecord } from '../connections/connection-store.js';
 import { GoogleAccessRevokedError, isInvalidGrant, type GoogleAccounts } from '../connections/google-accounts.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { SUMMARY_HEADERS, toMessage, toSummary } from './gmail-message.js';
+import { toMessage, toSummary } from './gmail-message.js';
 import { gmailQuery } from './gmail-query.js';
 import { MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
@@ -58,7 +58,8 @@ export class GmailProvider implements MailProvider {
     const limit = Math.min(Math.max(1, Math.floor(query.limit ?? MAX_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
     const listed = await this.call(() => api.users.messages.list({ userId: 'me', q: gmailQuery(query), maxResults: limit }, this.requestOptions()));
     const ids = (listed.data.messages ?? []).flatMap((message) => (message.id ? [message.id] : [])).slice(0, limit);
-    const found = await inBatches(ids, (id) => this.fetch(api, id, 'metadata'));
+    // In full: the snippet is made from the text a person sees (Gmail's own can carry hidden text).
+    const found = await inBatches(ids, (id) => this.fetch(api, id));
     const messages = found.flatMap((message) => (message ? [toSummary(message)] : [])).sort((left, right) => right.date.getTime() - left.date.getTime());
     return { total: Math.max(listed.data.resultSizeEstimate ?? 0, messages.length), messages };
   }
@@ -67,7 +68,7 @@ export class GmailProvider implements MailProvider {
     const wanted = [...new Set(ids)].filter((id) => GMAIL_ID.test(id));
     if (wanted.length === 0) return [];
     const api = await this.api();
-    const found = await inBatches(wanted, (id) => this.fetch(api, id, 'full'));
+    const found = await inBatches(wanted, (id) => this.fetch(api, id));
     const byId = new Map(found.flatMap((message) => (message?.id ? [[message.id, toMessage(message)] as const] : [])));
     return ids.flatMap((id) => {
       const message = byId.get(id);
@@ -93,8 +94,12 @@ export class GmailProvider implements MailProvider {
     })
       .compile()
       .build();
-    // Sending is not retried: a send whose answer was lost may have gone out.
-    await this.call(() => api.users.messages.send({ userId: 'me', requestBody: { raw: raw.toString('base64url'), ...(threadId ? { threadId } : {}) } }, { timeout: this.options.timeoutMs }), 'send');
+    try {
+      // Sending is not retried: a send whose answer was lost may have gone out.
+      await this.call(() => api.users.messages.send({ userId: 'me', requestBody: { raw: raw.toString('base64url'), ...(threadId ? { threadId } : {}) } }, { timeout: this.options.timeoutMs }), 'send');
+    } catch (error) {
+      throw refusedRecipients(error, mail) ?? error;
+    }
     return { messageId, accepted: [...mail.to, ...mail.cc] };
   }
 
@@ -110,10 +115,10 @@ export class GmailProvider implements MailProvider {
     return listed.data.messages?.[0]?.threadId ?? undefined;
   }
 
-  /** One message, or undefined when this mailbox has no such message. */
-  private async fetch(api: gmail_v1.Gmail, id: string, format: 'metadata' | 'full'): Promise<gmail_v1.Schema$Message | undefined> {
+  /** One message in full (attachments as ids only), or undefined when this mailbox has no such message. */
+  private async fetch(api: gmail_v1.Gmail, id: string): Promise<gmail_v1.Schema$Message | undefined> {
     try {
-      const response = await this.call(() => api.users.messages.get({ userId: 'me', id, format, ...(format === 'metadata' ? { metadataHeaders: SUMMARY_HEADERS } : {}) }, this.requestOptions()));
+      const response = await this.call(() => api.users.messages.get({ userId: 'me', id, format: 'full' }, this.requestOptions()));
       return response.data;
     } catch (error) {
       if (error instanceof MailError && error.failure === 'not_found') return undefined;
@@ -164,6 +169,18 @@ export class GmailProvider implements MailProvider {
   private revokedError(cause: unknown): MailError {
     return new MailError('revoked', `Google no longer lets Herald into ${this.label} (access was revoked or has expired). Nothing was read or sent. ${RECONNECT_HINT}`, { cause });
   }
+}
+
+/**
+ * Gmail refuses a recipient by refusing its whole header ("Invalid To header"): the
+ * recipients named are that header's (one, usually). Undefined for any other failure.
+ */
+function refusedRecipients(error: unknown, mail: OutgoingMail): MailError | undefined {
+  if (!(error instanceof MailError) || error.failure !== 'invalid') return undefined;
+  const header = /Invalid (To|Cc) header/i.exec(error.message)?.[1]?.toLowerCase();
+  if (!header) return undefined;
+  const recipients = header === 'to' ? mail.to : mail.cc;
+  return new MailError('rejected_recipient', `Gmail refused to send to ${recipients.join(', ')} (not a valid address). Nothing was sent.`, { cause: error, recipients });
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -47,6 +47,8 @@ export class FakeGmail {
   readonly sentRecords: SentRecord[] = [];
   /** Attachment downloads asked for (Herald must never ask). */
   readonly attachmentRequests: string[] = [];
+  /** Addresses Gmail refuses as recipients ("Invalid To header"), besides malformed ones. */
+  readonly refusedRecipients = new Set<string>();
   private counter = 0;
 
   /** Puts a raw message in `email`'s inbox (unread unless said otherwise); its id. */
@@ -148,7 +150,7 @@ export class FakeGmail {
       const value = headerOf(tree, name);
       if (value === undefined) continue;
       const parsed = addressparser(value, { flatten: true });
-      if (parsed.some((entry) => !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(entry.address))) return error(400, `Invalid ${name} header`, 'INVALID_ARGUMENT');
+      if (parsed.some((entry) => !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(entry.address) || this.refusedRecipients.has(entry.address.toLowerCase()))) return error(400, `Invalid ${name} header`, 'INVALID_ARGUMENT');
       recipients.push(...parsed.map((entry) => entry.address));
     }
     if (recipients.length === 0) return error(400, 'Recipient address required', 'INVALID_ARGUMENT');

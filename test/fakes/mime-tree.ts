@@ -1,3 +1,5 @@
+import { decodeBytes } from '../../src/email/mime-words.js';
+
 /**
  * A small RFC 2045/2046 reader for the fakes: a raw message as a tree of parts, each with its
  * headers (unfolded, undecoded) and, for leaves, the body bytes after the transfer encoding is
@@ -41,10 +43,12 @@ function parseNode(text: string, defaultType: string): MimeNode {
     .filter((line) => line.includes(':'))
     .map((line) => {
       const colon = line.indexOf(':');
-      return { name: line.slice(0, colon).trim(), value: Buffer.from(line.slice(colon + 1).replace(/\r?\n[ \t]+/g, ' ').trim(), 'latin1').toString('utf8') };
+      return { name: line.slice(0, colon).trim(), value: line.slice(colon + 1).replace(/\r?\n[ \t]+/g, ' ').trim() };
     });
   const find = (name: string) => headers.find((header) => header.name.toLowerCase() === name)?.value;
   const [contentType, parameters] = parseStructured(find('content-type') ?? defaultType);
+  // Raw 8-bit header bytes: UTF-8 when they are valid UTF-8, else the part's charset (as Gmail guesses).
+  for (const header of headers) header.value = eightBitHeader(Buffer.from(header.value, 'latin1'), parameters.charset);
   const [disposition, dispositionParameters] = parseStructured(find('content-disposition') ?? '');
   const node: MimeNode = {
     headers,
@@ -62,6 +66,14 @@ function parseNode(text: string, defaultType: string): MimeNode {
   }
   node.body = transferDecode(bodyText, (find('content-transfer-encoding') ?? '7bit').trim().toLowerCase());
   return node;
+}
+
+function eightBitHeader(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return decodeBytes(bytes, charset ?? 'windows-1252');
+  }
 }
 
 function splitMultipart(body: string, boundary: string): string[] {
