@@ -74,7 +74,8 @@ export class AccessGate {
       if (known || granted) return { kind: 'serve' };
       return this.admitNewcomer(phone);
     }
-    if (granted) return { kind: 'serve' };
+    // A JOIN from someone already in is not conversation (nor a code for the model to see).
+    if (granted) return joinCode(body) === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies.alreadyIn };
     const code = joinCode(body);
     if (code !== undefined) return this.join(phone, code);
     return this.notice(phone, 'private', 'stranger', strangerReplies.private);

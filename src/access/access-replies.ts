@@ -11,6 +11,8 @@ export const strangerReplies = {
   joinFailed: "Sorry, that invite code didn't work. Ask the person who invited you for a new one.",
   /** A code that worked. */
   joined: "Welcome to Herald! You're in. Text me anything: reminders, lists, your calendar, questions.",
+  /** JOIN from a number that may already use Herald: the code is not spent. */
+  alreadyIn: "You're already in: text me anything.",
   /** Open mode, past NEW_USERS_PER_HOUR. */
   busy: 'Herald is not taking new people right now. Please try again in an hour.',
 } as const;

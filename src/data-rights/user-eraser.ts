@@ -50,9 +50,11 @@ export class UserEraser {
   }
 
   private async eraseOnce(transaction: PrismaClient, userId: string): Promise<boolean> {
+    // Reminders before the user, in the order a delivery takes them (its reminder, then the
+    // user row its outbox insert references): the other order could deadlock with it.
+    const reminders = await transaction.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "Reminder" WHERE "userId" = ${userId}::uuid FOR UPDATE`;
     const user = await transaction.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
     if (user.length === 0) return false;
-    const reminders = await transaction.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "Reminder" WHERE "userId" = ${userId}::uuid FOR UPDATE`;
     // Parts still to go: locked, so no sender claims one until this commits (and finds it gone).
     await transaction.$queryRaw`
       SELECT "id" FROM "OutboundMessage" WHERE "userId" = ${userId}::uuid AND "status" IN ('pending', 'dispatching') FOR UPDATE`;

@@ -110,6 +110,9 @@ describe('invite mode', () => {
     harness.anthropic.enqueue({ text: 'Welcome aboard.' });
     expect(await harness.exchange(newcomer, 'so what can you do')).toBe('Welcome aboard.');
 
+    // Texting JOIN again once in: told so, not stored, nothing for the model.
+    expect((await harness.inbound({ from: newcomer, body: `JOIN ${code}` })).body).toBe(twimlMessage(strangerReplies.alreadyIn));
+
     const failed = twimlMessage(strangerReplies.joinFailed);
     // Used.
     expect((await harness.inbound({ from: '+12125550922', body: `JOIN ${code}` })).body).toBe(failed);
@@ -124,6 +127,14 @@ describe('invite mode', () => {
       expect(await prisma().accessGrant.findUnique({ where: { phone } })).toBeNull();
     }
     expect(harness.anthropic.requests).toHaveLength(1);
+  });
+
+  it('lets exactly one of two numbers racing with the same code in', async () => {
+    const code = /Invite code: (\S+) /.exec(await ownerSays('INVITE CODE'))![1]!;
+    const racers = ['+12125550961', '+12125550962'];
+    const answers = await Promise.all(racers.map((from) => harness.inbound({ from, body: `JOIN ${code}` })));
+    expect(answers.map((answer) => answer.body).sort()).toEqual([twimlMessage(strangerReplies.joinFailed), twimlMessage(strangerReplies.joined)].sort());
+    expect(await prisma().accessGrant.count({ where: { phone: { in: racers } } })).toBe(1);
   });
 
   it('stops a number guessing codes: after 5 failed JOINs in a day even a good code is refused, silently', async () => {
