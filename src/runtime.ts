@@ -45,6 +45,7 @@ import { PageService } from './pages/page-service.js';
 import { PageStore } from './pages/page-store.js';
 import { profileForm } from './users/profile-form.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
+import { createEmailModule, type EmailModule } from './email/email-module.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -90,6 +91,8 @@ export interface Herald {
   pages: PageService;
   /** The calendar, connections, connect links and the calendar feed. */
   calendar: CalendarModule;
+  /** The user's mailbox (IMAP/SMTP, Gmail) and email-agent. */
+  email: EmailModule;
   /** Who may use Herald: the invite list and invite codes. */
   access: AccessService;
   /** MY DATA pages and DELETE MY DATA. */
@@ -162,6 +165,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger.child({ component: 'pages' }),
   );
   const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, clock, ids, logger });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -178,7 +182,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
     registry: createAgentRegistry(
-      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), calendar.agent, generalAgent].map((agent) => ({
+      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), calendar.agent, email.agent, generalAgent].map((agent) => ({
         ...agent,
         promptBudgetTokens: config.limits.agentPromptTokens,
       })),
@@ -282,6 +286,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     lists,
     pages,
     calendar,
+    email,
     access,
     eraser,
     outboundFeed,

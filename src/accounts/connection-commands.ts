@@ -1,5 +1,6 @@
 import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
 import { CalendarService } from '../calendar/calendar-service.js';
+import { EmailService } from '../email/email-service.js';
 import { ConnectionStore } from '../connections/connection-store.js';
 import { resolveEncryptionKey } from '../connections/encryption-key.js';
 import { SecretBox } from '../connections/secret-box.js';
@@ -12,7 +13,8 @@ async function services({ config, database, logger }: AccountsContext) {
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(database.prisma, box, systemClock);
   const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
-  return { connections, calendars };
+  const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
+  return { connections, calendars, emails };
 }
 
 /** The user with this phone number; `create` makes one (as their first text would) when there is none. */
@@ -28,7 +30,7 @@ async function userByPhone(context: AccountsContext, phone: string, create: bool
   return context.database.prisma.user.create({ data: { phone: parsed.phone, timezone: timezoneForPhone(parsed.phone, context.config.defaultTimezone), createdAt: now, updatedAt: now } });
 }
 
-/** `add-caldav`, `list` and `remove`: connected accounts (calendars now, mailboxes next). */
+/** `add-caldav`, `add-imap`, `list` and `remove`: connected accounts (calendars and mailboxes). */
 export const connectionSubcommands: AccountsSubcommand[] = [
   {
     name: 'add-caldav',
@@ -44,6 +46,27 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password: String(values.password), calendar: values.calendar as string | undefined });
       if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
       return `Connected ${connected.connection.label} for ${user.phone}: calendar "${connected.calendarName}" is now their calendar (connection ${connected.connection.id}).`;
+    },
+  },
+  {
+    name: 'add-imap',
+    usage: '--phone +15551234567 --imap-url imaps://HOST:993 --smtp-url smtps://HOST:465 --username U --password P [--address EMAIL] [--sent-saved-by-server]',
+    summary: "Connect a mailbox over IMAP/SMTP as the user's email, after logging in to both servers.",
+    options: { phone: { type: 'string' }, 'imap-url': { type: 'string' }, 'smtp-url': { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, address: { type: 'string' }, 'sent-saved-by-server': { type: 'boolean' } },
+    required: ['phone', 'imap-url', 'smtp-url', 'username', 'password'],
+    async run(values, context) {
+      const imapUrl = String(values['imap-url']);
+      const smtpUrl = String(values['smtp-url']);
+      if (!/^imaps?:\/\//i.test(imapUrl) || !URL.canParse(imapUrl)) throw new CommandError(`--imap-url must be imaps://host:993 or imap://host:143 (got "${imapUrl}").`);
+      if (!/^smtps?:\/\//i.test(smtpUrl) || !URL.canParse(smtpUrl)) throw new CommandError(`--smtp-url must be smtps://host:465 or smtp://host:587 (got "${smtpUrl}").`);
+      const username = String(values.username);
+      const address = String(values.address ?? username);
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new CommandError(`The username "${username}" is not an email address: give the mailbox's address with --address.`);
+      const user = await userByPhone(context, String(values.phone), true);
+      const { emails } = await services(context);
+      const connected = await emails.connectImap(user.id, { imapUrl, smtpUrl, username, password: String(values.password), address, sentSavedByServer: values['sent-saved-by-server'] === true });
+      if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
+      return `Connected ${connected.connection.label} for ${user.phone} as their mailbox (connection ${connected.connection.id}).`;
     },
   },
   {
@@ -67,7 +90,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
   },
   {
     name: 'remove',
-    usage: '--phone +15551234567 (--id CONNECTION_ID | --provider caldav|google)',
+    usage: '--phone +15551234567 (--id CONNECTION_ID | --provider caldav|google|imap)',
     summary: "Delete a connected account and its saved credentials (the user's calendar falls back to Herald's built-in one).",
     options: { phone: { type: 'string' }, id: { type: 'string' }, provider: { type: 'string' } },
     required: ['phone'],
@@ -76,7 +99,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const { connections } = await services(context);
       const all = await connections.list(user.id);
       const matching = all.filter((connection) => (values.id ? connection.id === values.id : values.provider ? connection.provider === values.provider : false));
-      if (!values.id && !values.provider) throw new CommandError('Say which: --id CONNECTION_ID (see `list`) or --provider caldav|google.');
+      if (!values.id && !values.provider) throw new CommandError('Say which: --id CONNECTION_ID (see `list`) or --provider caldav|google|imap.');
       if (matching.length === 0) throw new CommandError(`${user.phone} has no such connected account. ${all.length > 0 ? `They have: ${all.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.` : 'They have none.'}`);
       if (matching.length > 1) throw new CommandError(`${matching.length} accounts match; give --id: ${matching.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.`);
       const [connection] = matching as [(typeof matching)[number]];

@@ -205,7 +205,7 @@ async function runOne(
     return { record: { name, input: parsed.data, isError: true, mutates: tool.mutates, result: result.error }, content: result.error };
   }
   return {
-    record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: result.output },
+    record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: tool.recordOutput ? tool.recordOutput(result.output) : result.output },
     content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
   };
 }

@@ -34,6 +34,11 @@ export class ConnectService {
     for (const method of methods) this.methods.set(method.purpose, method);
   }
 
+  /** Adds connect methods (a module wired after this service: email beside the calendar). */
+  add(methods: ConnectMethod[]): void {
+    for (const method of methods) this.methods.set(method.purpose, method);
+  }
+
   /** True when links can be issued for `purpose`. */
   supports(purpose: string): boolean {
     return this.methods.has(purpose);

@@ -58,6 +58,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    */
   confirmation?(input: z.output<Schema>, context: ToolContext): Promise<ConfirmationRequest | undefined>;
   run(input: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
+  /**
+   * What the step's records (StepRun rows, kept for debugging) keep of a successful output
+   * that holds other people's private content (mail): the model reads the output in full,
+   * the database keeps only this. Default: the output itself.
+   */
+  recordOutput?(output: unknown): unknown;
 }
 
 /** Declares a tool with its input type inferred from its schema. */

@@ -1,0 +1,165 @@
+import type { ConnectionRecord, ConnectionStore } from '../connections/connection-store.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { ImapMailProvider, imapSecretsSchema, imapSettingsSchema, type ImapSettings } from './imap-provider.js';
+import { parseMailServerUrl } from './imap-session.js';
+import { MailError } from './mail-message.js';
+import type { MailProvider } from './mail-provider.js';
+import { verifySmtp } from './smtp-sender.js';
+
+/**
+ * How one kind of connection becomes a mailbox. `open` answers undefined when the
+ * connection is not a mailbox after all (a Google connection granted only the calendar).
+ * Adding a provider is adding a factory (Gmail: provider "google", when the connection's
+ * scopes include Gmail's).
+ */
+export interface MailProviderFactory {
+  provider: string;
+  open(connection: ConnectionRecord): Promise<MailProvider | undefined>;
+}
+
+/** The user's mailbox, or why there is none to use. */
+export type MailboxLookup =
+  | { kind: 'ready'; provider: MailProvider; connection: ConnectionRecord }
+  | { kind: 'none' }
+  /** Saved, but its password was refused (or access revoked): it must be connected again. */
+  | { kind: 'needs_reconnect'; connection: ConnectionRecord };
+
+/** An IMAP account as the connect form or `accounts add-imap` gives it. */
+export interface ImapAccountInput {
+  imapUrl: string;
+  smtpUrl: string;
+  username: string;
+  password: string;
+  /** The user's address (the From of what Herald sends). */
+  address: string;
+  sentSavedByServer?: boolean | undefined;
+  /** "Fastmail", "iCloud"… for the label; the IMAP host when absent. */
+  service?: string | undefined;
+}
+
+/** Why an account was not saved, by the form field to fix ('form' for the whole). */
+export type ImapAccountCheck = { ok: true; connection: ConnectionRecord } | { ok: false; field: 'password' | 'imapUrl' | 'smtpUrl' | 'form'; error: string };
+
+/** What the email service needs. */
+export interface EmailServiceDependencies {
+  connections: ConnectionStore;
+  clock: Clock;
+  ids: IdGenerator;
+  /** One request to a mail server. */
+  timeoutMs: number;
+  logger: Logger;
+  /** Providers other than IMAP (the Gmail one). */
+  factories?: MailProviderFactory[];
+}
+
+/**
+ * Which mailbox a user has, and using it safely. A user's mailbox is their most recently
+ * connected mail connection (IMAP, or a Google connection that includes Gmail). A password
+ * the server refuses marks the connection `needs_reconnect`: Herald stops trying it (so it
+ * never locks the account out) and says how to fix it until the user connects again.
+ */
+export class EmailService {
+  private readonly factories: Map<string, MailProviderFactory>;
+
+  constructor(private readonly deps: EmailServiceDependencies) {
+    this.factories = new Map([this.imapFactory(), ...(deps.factories ?? [])].map((factory) => [factory.provider, factory]));
+  }
+
+  /** Adds a provider (the Gmail one is added by its module). */
+  addFactory(factory: MailProviderFactory): void {
+    this.factories.set(factory.provider, factory);
+  }
+
+  /** The user's mailbox, newest connection first. */
+  async mailboxOf(userId: string): Promise<MailboxLookup> {
+    const candidates = (await this.deps.connections.list(userId)).filter((connection) => this.factories.has(connection.provider)).sort((left, right) => right.updatedAt.getTime() - left.updatedAt.getTime());
+    let broken: ConnectionRecord | undefined;
+    for (const connection of candidates) {
+      if (connection.status === 'needs_reconnect') {
+        broken ??= connection;
+        continue;
+      }
+      const provider = await this.factories.get(connection.provider)!.open(connection);
+      if (provider) return { kind: 'ready', provider, connection };
+    }
+    return broken ? { kind: 'needs_reconnect', connection: broken } : { kind: 'none' };
+  }
+
+  /**
+   * Runs `work` on the user's mailbox and closes it after. A refused password marks the
+   * connection for reconnecting (the error is passed on, worded for the user).
+   */
+  async withMailbox<T>(mailbox: Extract<MailboxLookup, { kind: 'ready' }>, work: (provider: MailProvider) => Promise<T>): Promise<T> {
+    try {
+      return await work(mailbox.provider);
+    } catch (error) {
+      if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) {
+        await this.deps.connections.markNeedsReconnect(mailbox.connection.id);
+        this.deps.logger.warn({ connectionId: mailbox.connection.id, provider: mailbox.connection.provider, failure: error.failure }, 'mailbox refused its saved credentials; marked for reconnecting');
+      }
+      throw error;
+    } finally {
+      await mailbox.provider.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Checks an IMAP account by logging in to IMAP and to SMTP, and only then saves it
+   * (password sealed) as the user's mailbox. Nothing is stored when a check fails; the
+   * answer says what to fix.
+   */
+  async connectImap(userId: string, input: ImapAccountInput): Promise<ImapAccountCheck> {
+    let imapHost: string;
+    try {
+      imapHost = parseMailServerUrl(input.imapUrl, 'imap').host;
+    } catch {
+      return { ok: false, field: 'imapUrl', error: 'Enter the incoming (IMAP) server, such as imap.example.com.' };
+    }
+    let smtp: ReturnType<typeof parseMailServerUrl>;
+    try {
+      smtp = parseMailServerUrl(input.smtpUrl, 'smtp');
+    } catch {
+      return { ok: false, field: 'smtpUrl', error: 'Enter the outgoing (SMTP) server, such as smtp.example.com.' };
+    }
+    const settings: ImapSettings = { imapUrl: input.imapUrl, smtpUrl: input.smtpUrl, username: input.username, address: input.address, ...(input.sentSavedByServer ? { sentSavedByServer: true } : {}) };
+    const label = `${input.service ?? imapHost} (${input.address})`;
+    const provider = new ImapMailProvider({ label, settings, password: input.password, timeoutMs: this.deps.timeoutMs, clock: this.deps.clock, ids: this.deps.ids });
+    try {
+      await provider.check();
+      await verifySmtp({ server: smtp, username: input.username, password: input.password, label, timeoutMs: this.deps.timeoutMs });
+    } catch (error) {
+      if (!(error instanceof MailError)) throw error;
+      const outgoing = /outgoing/i.test(error.message);
+      if (error.failure === 'unauthorized') return { ok: false, field: 'password', error: `${outgoing ? 'The outgoing (SMTP) server' : 'The mail server'} refused this username and password. Many providers need an app password here, not your usual one.` };
+      return { ok: false, field: outgoing ? 'smtpUrl' : 'imapUrl', error: `${outgoing ? 'The outgoing (SMTP) server' : 'The incoming (IMAP) server'} could not be reached or refused the connection. Check its address and port.` };
+    } finally {
+      await provider.close();
+    }
+    const connection = await this.deps.connections.save(userId, { provider: 'imap', account: `${input.username}@${imapHost}`, label, settings, secrets: { password: input.password } });
+    this.deps.logger.info({ userId, connectionId: connection.id }, 'mailbox connected');
+    return { ok: true, connection };
+  }
+
+  /** Removes the user's mailbox connection (IMAP); undefined when there was none. */
+  async disconnect(userId: string): Promise<ConnectionRecord | undefined> {
+    const all = (await this.deps.connections.list(userId)).filter((connection) => connection.provider === 'imap');
+    const latest = all.sort((left, right) => right.updatedAt.getTime() - left.updatedAt.getTime())[0];
+    if (!latest) return undefined;
+    await this.deps.connections.remove(userId, latest.id);
+    this.deps.logger.info({ userId, connectionId: latest.id }, 'mailbox disconnected');
+    return latest;
+  }
+
+  private imapFactory(): MailProviderFactory {
+    return {
+      provider: 'imap',
+      open: async (connection) => {
+        const settings = imapSettingsSchema.parse(connection.settings);
+        const secrets = await this.deps.connections.secrets(connection, imapSecretsSchema);
+        return new ImapMailProvider({ label: connection.label, settings, password: secrets.password, timeoutMs: this.deps.timeoutMs, clock: this.deps.clock, ids: this.deps.ids, logger: this.deps.logger.child({ connectionId: connection.id }) });
+      },
+    };
+  }
+}
