@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/connections/secret-box.js';
+import { DovecotServer } from '../helpers/dovecot-server.js';
+import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
+import { SmtpReceiver } from '../helpers/smtp-receiver.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run accounts -- add-imap`, run for real as a child process against a test database, a real Dovecot and an SMTP server. */
+describe('npm run accounts -- add-imap', () => {
+  let database: TestDatabase;
+  let dovecot: DovecotServer;
+  let smtp: SmtpReceiver;
+
+  beforeAll(async () => {
+    [database, dovecot] = await Promise.all([createTestDatabase(2), DovecotServer.start({ 'ana@herald.test': { password: 'app-password', address: 'ana@herald.test' } })]);
+    smtp = await SmtpReceiver.start(dovecot);
+  });
+  afterAll(async () => {
+    await smtp?.stop();
+    await dovecot?.stop();
+    await database?.drop();
+  });
+
+  function accounts(...args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'accounts', '--', ...args],
+        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago' }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+  const add = (...extra: string[]) => accounts('add-imap', '--phone', '+14155552681', '--imap-url', dovecot.url, '--smtp-url', smtp.url, '--username', 'ana@herald.test', ...extra);
+
+  it('fails clearly and saves nothing: a refused password, a server that is down, a bad URL, a missing option', async () => {
+    const wrong = await add('--password', 'wrong');
+    expect(wrong).toMatchObject({ code: 1, stdout: '' });
+    expect(wrong.stderr.trim()).toBe('Not connected: The mail server refused this username and password. Many providers need an app password here, not your usual one.');
+    const down = await accounts('add-imap', '--phone', '+14155552681', '--imap-url', 'imap://127.0.0.1:1', '--smtp-url', smtp.url, '--username', 'ana@herald.test', '--password', 'app-password');
+    expect(down.code).toBe(1);
+    expect(down.stderr.trim()).toBe('Not connected: The incoming (IMAP) server could not be reached or refused the connection. Check its address and port.');
+    const badUrl = await accounts('add-imap', '--phone', '+14155552681', '--imap-url', 'https://mail.example.com', '--smtp-url', smtp.url, '--username', 'ana@herald.test', '--password', 'x');
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain('--imap-url must be imaps://host:993 or imap://host:143 (got "https://mail.example.com").');
+    const missing = await accounts('add-imap', '--phone', '+14155552681');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing --imap-url, --smtp-url, --username, --password');
+    expect(await database.prisma.connection.count()).toBe(0);
+  });
+
+  it('logs in to both servers, then saves the mailbox sealed (making the user); list shows it', async () => {
+    const run = await add('--password', 'app-password');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [saved] = await database.prisma.connection.findMany();
+    expect(run.stdout).toBe(`Connected 127.0.0.1 (ana@herald.test) for +14155552681 as their mailbox (connection ${saved!.id}).\n`);
+    expect(saved).toMatchObject({ provider: 'imap', settings: { imapUrl: dovecot.url, smtpUrl: smtp.url, username: 'ana@herald.test', address: 'ana@herald.test' } });
+    expect(saved!.secrets).not.toContain('app-password');
+    expect(new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).openJson(saved!.secrets)).toEqual({ password: 'app-password' });
+    const list = await accounts('list', '--phone', '+14155552681');
+    expect(list.stdout).toContain(`${saved!.id}  imap  127.0.0.1 (ana@herald.test)  active`);
+    const removed = await accounts('remove', '--phone', '+14155552681', '--provider', 'imap');
+    expect(removed.code).toBe(0);
+    expect(await database.prisma.connection.count()).toBe(0);
+  });
+});
