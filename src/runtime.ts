@@ -140,10 +140,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'outbox' }),
     policy: { maxAttempts: config.outbox.maxAttempts, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
     senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom },
+    smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
-  const assembler = new ContextAssembler(prisma, users, clock, config.history);
+  const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
   const facts = new FactService(prisma, database.pool, clock);
   const reminders = new ReminderService(prisma, queue, clock, {
     maxTextLength: config.reminders.maxTextLength,
@@ -244,7 +245,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     inbound: {
       async receive(delivery) {
         const outcome = await inbound.receive(delivery);
-        if (outcome.kind === 'accepted') scheduler.wake();
+        if (outcome.kind !== 'accepted') return outcome;
+        if (delivery.deferTurnUntil) {
+          // Stored without a job (a sender over the rate limit): its turn comes when the window
+          // ends. Should this fail, the message is pending and the recovery sweep finds it.
+          await scheduler
+            .schedule(outcome.userId, { startAfter: delivery.deferTurnUntil })
+            .catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule a deferred turn; recovery will'));
+        } else scheduler.wake();
         return outcome;
       },
     },

@@ -1,4 +1,4 @@
-import { describeEnvironment, loadConfig } from './config/config.js';
+import { describeEnvironment, loadConfig, withoutCredentials } from './config/config.js';
 import { createLogger } from './logging/logger.js';
 import { createHerald } from './runtime.js';
 import { ConfigurationError } from './shared/errors.js';
@@ -26,9 +26,11 @@ async function main(): Promise<void> {
   const address = await herald.app.listen({ host: config.http.host, port: config.http.port });
   const listening = herald.app.server.address();
   const port = typeof listening === 'object' && listening !== null ? listening.port : config.http.port;
+  // PUBLIC_BASE_URL may carry basic-auth credentials (https://user:pass@host): never print them.
+  const shownBaseUrl = withoutCredentials(config.http.publicBaseUrl);
   logger.info(
-    { address, publicBaseUrl: config.http.publicBaseUrl, transport: config.twilio.transport },
-    listeningMessage(config.twilio.transport, Boolean(config.twilio.authToken), config.http.publicBaseUrl, port),
+    { address, publicBaseUrl: shownBaseUrl, transport: config.twilio.transport },
+    listeningMessage(config.twilio.transport, Boolean(config.twilio.authToken), shownBaseUrl, port),
   );
 
   let stopping = false;

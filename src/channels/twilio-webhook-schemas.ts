@@ -1,11 +1,21 @@
 import { z } from 'zod';
 
 /**
+ * Removes NUL characters from every string field. Postgres text cannot hold U+0000, so a
+ * Body carrying one (a phone or a script can send it) would fail to store and lose the
+ * message; nothing a person wrote is lost by dropping it.
+ */
+function withoutNulCharacters(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, typeof field === 'string' ? field.replaceAll('\u0000', '') : field]));
+}
+
+/**
  * Twilio's inbound message webhook (SMS and WhatsApp), as the form fields it posts.
  * Only what Herald reads is declared; Twilio adds fields over time, so unknown ones are
  * accepted and ignored (a loose object).
  */
-export const inboundMessageSchema = z.looseObject({
+export const inboundMessageSchema = z.preprocess(withoutNulCharacters, z.looseObject({
   MessageSid: z.string().regex(/^(SM|MM|SMS)[0-9a-zA-Z]{10,64}$/, 'is not a Twilio message sid'),
   AccountSid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'is not a Twilio account sid'),
   From: z.string().min(1).max(64),
@@ -16,7 +26,7 @@ export const inboundMessageSchema = z.looseObject({
   ProfileName: z.string().max(256).optional(),
   /** Present when Twilio's Advanced Opt-Out recognised a keyword. */
   OptOutType: z.enum(['STOP', 'START', 'HELP']).optional(),
-});
+}));
 
 /** A parsed inbound webhook. */
 export type InboundMessageWebhook = z.infer<typeof inboundMessageSchema>;

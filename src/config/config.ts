@@ -102,6 +102,8 @@ function toConfig(environment: Environment) {
       batchSize: environment.REMINDER_BATCH_SIZE,
     },
     outbox: {
+      /** The most SMS segments one reply may cost (each is billed); longer replies are cut. */
+      smsMaxSegments: environment.SMS_MAX_SEGMENTS,
       maxAttempts: environment.OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: environment.OUTBOX_RETRY_BASE_MS,
       retryMaxMs: environment.OUTBOX_RETRY_MAX_MS,
@@ -201,7 +203,7 @@ export function describeEnvironment(source: Record<string, string | undefined>):
 }
 
 /** `value` with the user and password of a URL replaced; anything that is not a URL with credentials is unchanged. */
-function withoutCredentials(value: string): string {
+export function withoutCredentials(value: string): string {
   if (!value.includes('@')) return value;
   try {
     const url = new URL(value);

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import type { UserService } from '../users/user-service.js';
 import { loadHistoryWindow, type HistoryWindowConfig } from './history-window.js';
 import type { OrchestratorContext } from './orchestrator-context.js';
+import { capTurnText } from './message-cap.js';
 
 /** The message (or burst of messages) a turn answers. */
 export interface TurnInput {
@@ -22,6 +23,8 @@ export class ContextAssembler {
     private readonly users: UserService,
     private readonly clock: Clock,
     private readonly window: HistoryWindowConfig,
+    /** TURN_MAX_MESSAGE_TOKENS: the most of the turn's own text the model is shown. */
+    private readonly maxMessageTokens = Number.POSITIVE_INFINITY,
   ) {}
 
   async assemble(input: TurnInput): Promise<OrchestratorContext> {
@@ -37,6 +40,7 @@ export class ContextAssembler {
       this.hasModelAnswered(input.userId),
     ]);
     if (!user) throw new Error(`turn ${input.turnId}: user ${input.userId} does not exist`);
+    const capped = capTurnText(input.messages.map((message) => message.content).filter((text) => text.length > 0).join('\n'), this.maxMessageTokens);
     return {
       turnId: input.turnId,
       // Onboarding (ask for a name, confirm the time zone) belongs to the first answer only.
@@ -47,9 +51,10 @@ export class ContextAssembler {
       facts,
       history,
       message: {
-        text: input.messages.map((message) => message.content).filter((text) => text.length > 0).join('\n'),
+        text: capped.text,
         messageIds,
         attachments: input.messages.reduce((total, message) => total + message.numMedia, 0),
+        ...(capped.cut ? { cut: capped.cut } : {}),
       },
     };
   }

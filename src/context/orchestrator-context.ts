@@ -44,6 +44,8 @@ export const orchestratorContextSchema = z.object({
     messageIds: z.array(z.string()).min(1),
     /** Attachments Herald cannot read yet (photos, voice notes). */
     attachments: z.number().int().min(0),
+    /** Set when the text was longer than TURN_MAX_MESSAGE_TOKENS and was cut: characters kept and received. */
+    cut: z.object({ kept: z.number().int(), total: z.number().int() }).optional(),
   }),
 });
 

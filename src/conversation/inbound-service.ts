@@ -24,6 +24,11 @@ export interface InboundGate {
 export interface InboundDelivery {
   webhook: InboundMessageWebhook;
   idempotencyToken?: string | undefined;
+  /**
+   * The sender is over the webhook rate limit: store the message without its turn job; the
+   * caller schedules the turn for this instant (src/http/sender-rate-limit.ts).
+   */
+  deferTurnUntil?: Date | undefined;
 }
 
 /**
@@ -132,7 +137,7 @@ export class InboundService {
       webhook.OptOutType ?? null,
     ];
     try {
-      return await this.record(values, messageId, true);
+      return await this.record(values, messageId, !delivery.deferTurnUntil);
     } catch (error) {
       if (isUniqueViolation(error)) return { kind: 'duplicate' };
       // The message, not the job, is what must not be lost (Twilio does not retry messaging

@@ -11,6 +11,7 @@ const replies = {
     noModel:
       "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
     mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
+    empty: "Your message reached me empty (or as something I can't read yet, like a location or a contact). What can I do for you?",
     progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
     budget: "Sorry, that needed more work than I can do for one message, so I stopped. Could you ask for it in smaller pieces?",
     done: 'Done.',
@@ -20,6 +21,7 @@ const replies = {
     timeout: 'סליחה, זה לקח לי יותר מדי זמן ועצרתי. נסו שוב, אולי בחלקים קטנים יותר.',
     noModel: 'Herald עדיין לא מחובר למודל הבינה המלאכותית (לא הוגדר ANTHROPIC_API_KEY), ולכן איני יכול לענות כראוי. ההודעה שלך נשמרה.',
     mediaOnly: 'בינתיים אני יכול לקרוא רק טקסט, אז לא ראיתי מה ששלחת. תוכלו לתאר את זה במילים?',
+    empty: 'ההודעה שלך הגיעה אליי ריקה (או במבנה שאיני יודע לקרוא עדיין, כמו מיקום או איש קשר). במה אוכל לעזור?',
     progress: 'אני על זה — זה לוקח קצת יותר זמן מהרגיל. אכתוב לכם ברגע שזה יסתיים.',
     budget: 'סליחה, זה דרש יותר עבודה ממה שאני יכול לעשות בהודעה אחת, אז עצרתי. תוכלו לבקש את זה בחלקים קטנים יותר?',
     done: 'בוצע.',

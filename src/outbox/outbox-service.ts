@@ -3,6 +3,7 @@ import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import { formatForChannel } from '../channels/format-message.js';
 import { splitMessage } from '../channels/split-message.js';
+import { capSmsSegments, plainSmsPunctuation } from '../channels/sms-encoding.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
@@ -70,9 +71,17 @@ export interface ClaimedMessage {
 
 type PartOutcome = { kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined };
 
-/** The bodies a draft is stored as: converted for the channel and split at 1600 characters; a template is one part. */
-export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>): string[] {
-  return draft.template ? [draft.text] : splitMessage(formatForChannel(draft.text, draft.channel));
+/**
+ * The bodies a draft is stored as: converted for the channel and split at 1600 characters;
+ * a template is one part. On SMS, typographic punctuation becomes plain GSM-7 (one curly
+ * quote would make the whole text UCS-2, tripling its segments) and the text is capped at
+ * `smsMaxSegments` segments (SMS_MAX_SEGMENTS).
+ */
+export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>, smsMaxSegments = Number.POSITIVE_INFINITY): string[] {
+  if (draft.template) return [draft.text];
+  const formatted = formatForChannel(draft.text, draft.channel);
+  if (draft.channel !== 'sms') return splitMessage(formatted);
+  return splitMessage(capSmsSegments(plainSmsPunctuation(formatted), smsMaxSegments));
 }
 
 /**
@@ -95,6 +104,8 @@ export interface OutboxDependencies {
   ids: IdGenerator;
   logger: Logger;
   policy: RetryPolicy;
+  /** SMS_MAX_SEGMENTS: the most segments one SMS reply may cost; longer replies are cut. */
+  smsMaxSegments?: number;
   /** Configured senders per channel, used when a message has no fromAddress. */
   senders: { sms?: string | undefined; whatsapp?: string | undefined };
   /** Twilio posts delivery updates here (absent on the console transport). */
@@ -129,7 +140,7 @@ export class OutboxService {
   /** Stores a message as pending parts (converted for the channel, split at 1600 characters). */
   async stage(executor: PrismaExecutor, draft: OutboundDraft): Promise<{ groupId: string; parts: number }> {
     const groupId = this.deps.ids.next();
-    const bodies = outboundBodies(draft);
+    const bodies = outboundBodies(draft, this.deps.smsMaxSegments);
     if (bodies.length === 0) return { groupId, parts: 0 };
     const createdAt = this.deps.clock.now();
     await executor.outboundMessage.createMany({
@@ -147,7 +158,7 @@ export class OutboxService {
   claimed(draft: OutboundDraft): ClaimedMessage {
     const groupId = this.deps.ids.next();
     const createdAt = this.deps.clock.now();
-    const bodies = outboundBodies(draft);
+    const bodies = outboundBodies(draft, this.deps.smsMaxSegments);
     const claimedUntil = new Date(createdAt.getTime() + this.dispatchClaimMs);
     const parts = bodies.map((body, partIndex) => ({
       id: uuidv7(createdAt),
@@ -225,9 +236,9 @@ export class OutboxService {
    * in-process with the usual back-off; the outcome is logged (never the body) and returned.
    */
   async sendUnrecorded(draft: Pick<OutboundDraft, 'channel' | 'toAddress' | 'fromAddress' | 'text'>): Promise<'sent' | 'failed'> {
-    const from = draft.fromAddress ?? (draft.channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms);
+    const from = this.senderFor(draft.channel, draft.fromAddress);
     if (!from) return 'failed';
-    for (const body of outboundBodies(draft)) {
+    for (const body of outboundBodies(draft, this.deps.smsMaxSegments)) {
       for (let attempts = 1; ; attempts += 1) {
         const result = await this.deps.transport.send({ to: draft.toAddress, from, body });
         if (result.ok) break;
@@ -351,8 +362,21 @@ export class OutboxService {
     return { kind: 'sent' };
   }
 
+  /**
+   * Who a message is sent from: always the configured sender of its channel
+   * (TWILIO_SMS_FROM, TWILIO_WHATSAPP_FROM). The address a user wrote to (the webhook's
+   * `To`, kept as `fromAddress`) is only a hint: a forged or misrouted webhook must not make
+   * Herald send from a number it was never configured with. Only in local mode (console
+   * transport, no real sending) may a channel with no configured sender answer from it.
+   */
+  private senderFor(channel: Channel, fromAddress: string | null | undefined): string | undefined {
+    const configured = channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms;
+    if (configured) return configured;
+    return this.deps.transport.name === 'twilio' ? undefined : (fromAddress ?? undefined);
+  }
+
   private send(part: SendablePart): Promise<TransportResult> {
-    const from = part.fromAddress ?? (part.channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms);
+    const from = this.senderFor(part.channel, part.fromAddress);
     if (!from) {
       return Promise.resolve({ ok: false, retryable: false, message: `no sender configured for ${part.channel}` });
     }

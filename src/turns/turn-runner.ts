@@ -15,6 +15,7 @@ import type { ModelUsageLine } from '../model/counting-model.js';
 import { roundUsd } from '../model/model-cost.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
+import { cutNote } from '../context/message-cap.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
 import type { ConfirmationService } from '../confirmations/confirmation-service.js';
 import { confirmationAnswer } from '../confirmations/confirmation-words.js';
@@ -165,8 +166,11 @@ export class TurnRunner {
     } else if (command) {
       const result = await command.run();
       outcome = { reply: result.reply, status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0, ...(result.confirmation ? { confirmation: result.confirmation } : {}) };
-    } else if (batch.every((message) => message.content === '' && message.numMedia > 0)) {
-      outcome = { reply: fallbackReply('mediaOnly', user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    } else if (batch.every((message) => message.content.trim() === '')) {
+      // Nothing to read: attachments only, or nothing at all (an empty SMS, a WhatsApp
+      // location or contact card). A model call could only guess; answer without one.
+      const kind = batch.some((message) => message.numMedia > 0) ? 'mediaOnly' : 'empty';
+      outcome = { reply: fallbackReply(kind, user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
     } else {
       // YES or NO to held actions is settled without a model; anything else moves on from them.
       const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
@@ -271,8 +275,10 @@ export class TurnRunner {
       });
       const onProgress = (text: string) => this.sendProgress(turnId, userId, channel, batch[batch.length - 1]!, text);
       const result = await this.deps.orchestrate(context, { signal, onProgress });
+      // The model saw only the beginning of a very long message: say so, whatever it answered.
+      const cut = context.message.cut;
       return {
-        reply: result.reply,
+        reply: cut ? `${result.reply}\n\n${cutNote(cut, context.user.language, context.message.text)}` : result.reply,
         status: result.status,
         ...(result.failure ? { errorKind: result.failure.blame, errorMessage: result.failure.message } : {}),
         modelCalls: result.modelCalls,

@@ -94,14 +94,20 @@ describe('media: photos and voice notes Herald cannot read', () => {
     expect(messages[2]?.content).toBe('it was a photo of my cat');
   });
 
-  it('never sends the model an empty message for a text-less message without media (a WhatsApp location pin)', async () => {
+  it('answers a text-less message without media (an empty SMS, a WhatsApp location pin) without calling the model', async () => {
     const address = 'whatsapp:+13125550106';
-    harness.anthropic.enqueue({ text: 'Thanks for the location.' });
     await harness.inbound({ from: address, body: '', extra: { Latitude: '51.5', Longitude: '-0.12' } });
-
     const [reply] = await harness.repliesTo(address, 1);
-    expect(reply?.body).toBe('Thanks for the location.');
-    expect(harness.anthropic.requests).toHaveLength(1);
-    expectNoEmptyContent(harness.anthropic.requests[0]!);
+    expect(reply?.body).toBe(fallbackReply('empty', null));
+
+    await harness.inbound({ from: '+13125550107', body: '   ' });
+    const [empty] = await harness.repliesTo('+13125550107', 1);
+    expect(empty?.body).toBe(fallbackReply('empty', null));
+    expect(harness.anthropic.requests).toHaveLength(0);
+    const turns = await harness.database.prisma.turn.findMany({ where: { user: { phone: { in: ['+13125550106', '+13125550107'] } } } });
+    expect(turns.map((turn) => [turn.status, turn.modelCalls])).toEqual([
+      ['succeeded', 0],
+      ['succeeded', 0],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
 import { TwilioTransport } from '../../src/outbox/twilio-transport.js';
+import { isGsm7, smsSegments } from '../../src/channels/sms-encoding.js';
 import { HERALD_SMS_NUMBER, HERALD_WHATSAPP_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
@@ -140,7 +141,8 @@ describe('delivery through Twilio', () => {
     const sentences = Array.from({ length: 60 }, (_, index) => `Sentence number ${index + 1} of the long answer, padded to be wordy enough.`);
     const text = sentences.join(' ');
     expect(text.length).toBeGreaterThan(3_200);
-    const h = await startAnswering(text);
+    // SMS_MAX_SEGMENTS caps what an SMS reply may cost (see the test below); raised here.
+    const h = await startAnswering(text, { env: { SMS_MAX_SEGMENTS: '100' } });
     await h.inbound({ from: '+14155550407', body: 'tell me everything' });
     await h.twilio.waitForMessages(3);
     await h.herald.stop(5_000);
@@ -158,6 +160,31 @@ describe('delivery through Twilio', () => {
     expect(rows.map((row) => row.twilioSid)).toEqual(h.twilio.messages.map((message) => message.sid));
   });
 
+  it('sends SMS replies in GSM-7: typographic punctuation becomes plain, so one curly quote does not triple the segments', async () => {
+    const reply = 'It\u2019s booked \u2014 \u201cTable 4\u201d at 7\u2026 see you there! Bring your \u2018A\u2019 game.';
+    const h = await startAnswering(reply);
+    await h.inbound({ from: '+14155550411', body: 'book it' });
+    const [sent] = await h.replies(1);
+    expect(sent?.body).toBe('It\'s booked - "Table 4" at 7... see you there! Bring your \'A\' game.');
+    expect(isGsm7(sent?.body ?? '')).toBe(true);
+    expect(smsSegments(reply)).toBe(1);
+    expect(smsSegments(reply + ' '.repeat(40))).toBe(2); // UCS-2: 70 per segment
+    expect(smsSegments(sent!.body! + ' '.repeat(40))).toBe(1); // GSM-7: 160
+  });
+
+  it('caps an SMS reply at SMS_MAX_SEGMENTS segments, cut at a word and marked with "..."', async () => {
+    const text = Array.from({ length: 60 }, (_, index) => `Sentence number ${index + 1} of the long answer.`).join(' ');
+    const h = await startAnswering(text, { env: { SMS_MAX_SEGMENTS: '3' } });
+    await h.inbound({ from: '+14155550412', body: 'tell me everything' });
+    const [sent] = await h.replies(1);
+    await h.herald.stop(5_000);
+    expect(h.twilio.messages).toHaveLength(1);
+    expect(smsSegments(sent!.body!)).toBeLessThanOrEqual(3);
+    expect(sent!.body!.endsWith('...')).toBe(true);
+    expect(text.startsWith(sent!.body!.slice(0, -3))).toBe(true);
+    expect(sent!.body!.length).toBeGreaterThan(400);
+  });
+
   it('answers WhatsApp to the whatsapp: address from the WhatsApp number, with WhatsApp markup', async () => {
     const h = await startAnswering('This is **bold** and _this_ is italic.');
     const from = 'whatsapp:+14155550199';
@@ -173,11 +200,18 @@ describe('delivery through Twilio', () => {
     expect(sent).toMatchObject({ to: '+14155550408', from: HERALD_SMS_NUMBER, body: 'This is bold and this is italic.' });
   });
 
-  it('replies from the Herald number the user wrote to', async () => {
-    const h = await startAnswering('Hello from the other number.');
+  it('replies only from its configured senders, whatever number the webhook says was written to', async () => {
+    // A webhook's To is not proof of anything Herald was configured with (a misrouted number,
+    // a forged webhook signed with a leaked token): sending from it is refused by design.
+    const h = await startAnswering('Hello from the configured number.');
     await h.inbound({ from: '+14155550409', body: 'hi', to: '+15005550009' });
     const [sent] = await h.replies(1);
-    expect(sent).toMatchObject({ to: '+14155550409', from: '+15005550009' });
+    expect(sent).toMatchObject({ to: '+14155550409', from: HERALD_SMS_NUMBER });
+    h.anthropic.enqueue({ text: 'And on WhatsApp.' });
+    await h.inbound({ from: 'whatsapp:+14155550409', body: 'hi', to: 'whatsapp:+15005550009' });
+    const [, viaWhatsApp] = await h.replies(2);
+    expect(viaWhatsApp).toMatchObject({ to: 'whatsapp:+14155550409', from: HERALD_WHATSAPP_NUMBER });
+    expect(h.twilio.messages.map((message) => message.from)).not.toContain('+15005550009');
   });
 
   it('knows one phone number over SMS and WhatsApp as one user, and answers each on its own channel', async () => {

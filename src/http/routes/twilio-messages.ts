@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { inboundMessageSchema } from '../../channels/twilio-webhook-schemas.js';
 import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound-service.js';
 import { requireFormEncodedBody } from '../form-body.js';
+import { SenderRateLimit } from '../sender-rate-limit.js';
 import { sendEmptyTwiml, sendTwimlMessage } from '../twiml.js';
 import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
 
@@ -17,20 +18,12 @@ export interface TwilioMessagesRouteOptions {
  * store durably (message + turn job), answer at once. No model call happens here.
  */
 export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioMessagesRouteOptions): Promise<void> {
+  const limiter = new SenderRateLimit(options.rateLimitPerMinute, 60_000);
   app.post(
     '/twilio/messages',
     {
       onRequest: requireFormEncodedBody,
       preValidation: verifyTwilioSignature(options.signature),
-      config: {
-        rateLimit: {
-          max: options.rateLimitPerMinute,
-          timeWindow: 60_000,
-          hook: 'preHandler',
-          // Twilio calls from a few addresses for everyone: limit per sender instead.
-          keyGenerator: (request) => (request.body as { From?: string } | undefined)?.From ?? request.ip,
-        },
-      },
     },
     async (request, reply) => {
       const parsed = inboundMessageSchema.safeParse(request.body);
@@ -40,9 +33,15 @@ export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioM
         return reply.code(400).type('text/plain').send(`Malformed webhook: ${fields.join(', ')}`);
       }
       const token = request.headers['i-twilio-idempotency-token'];
+      // Over the sender's allowance the text is still stored (never a 429: Twilio would not
+      // retry it, and a person's message would be lost); only its turn waits for the window
+      // to end, when everything the sender sent meanwhile is answered together.
+      const rate = limiter.check(parsed.data.From);
+      if (rate.limited) request.log.warn({ resetAt: rate.resetAt.toISOString() }, 'sender over the webhook rate limit; message stored, its turn deferred');
       const outcome = await options.inbound.receive({
         webhook: parsed.data,
         idempotencyToken: typeof token === 'string' && token.length > 0 ? token.slice(0, 200) : undefined,
+        ...(rate.limited ? { deferTurnUntil: rate.resetAt } : {}),
       });
       const log = request.log.child({ messageSid: parsed.data.MessageSid });
       if (outcome.kind === 'rejected') {
