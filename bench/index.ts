@@ -19,6 +19,7 @@ import type { Benchmark, BenchmarkOutcome } from './support/benchmark.js';
 import { machineBusyOver } from './support/cpu.js';
 import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
+import { accessBenchmark } from './access.js';
 import { calendarBenchmark } from './calendar.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
@@ -33,6 +34,7 @@ const benchmarks: Benchmark[] = [
   pagesBenchmark,
   calendarBenchmark,
   recoveryBenchmark,
+  accessBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { PrismaClient } from '../db/prisma-types.js';
+import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -21,8 +21,9 @@ export type BudgetState =
 /**
  * Daily model budgets, from what turns actually cost (Turn.costUsd, priced from the model
  * profiles). Checked before a turn would call the model: a turn that crosses the budget
- * finishes, and the next one is refused. The user's day runs from their local midnight; the
- * deployment's from DEFAULT_TIMEZONE's.
+ * finishes, and the next one is refused. The user's day runs from their local midnight (the
+ * sum of their turns since); the deployment's from DEFAULT_TIMEZONE's (a running total,
+ * DeploymentSpend, added to by each turn's commit).
  */
 export class BudgetGuard {
   constructor(
@@ -38,7 +39,8 @@ export class BudgetGuard {
     const local = startOfDay(now, user.timezone);
     if (this.settings.dailyUsd !== undefined) {
       const deployment = startOfDay(now, this.settings.deploymentTimezone);
-      const spent = await this.spentSince(deployment.start);
+      const row = await this.prisma.deploymentSpend.findUnique({ where: { day: deployment.day }, select: { costUsd: true } });
+      const spent = Number(row?.costUsd ?? 0);
       if (spent >= this.settings.dailyUsd) {
         this.logger.warn({ spentUsd: spent, budgetUsd: this.settings.dailyUsd }, 'deployment daily budget spent: no model calls');
         return { kind: 'deployment_spent', day: local.day, deploymentDay: deployment.day, spentUsd: spent };
@@ -50,6 +52,20 @@ export class BudgetGuard {
       return { kind: 'user_spent', day: local.day, spentUsd: spent };
     }
     return { kind: 'within' };
+  }
+
+  /**
+   * Adds a finished turn's cost to the deployment's day, in the turn's own commit (so the
+   * total is exactly the committed turns'). One row per day: its lock is held only for the
+   * rest of that short transaction.
+   */
+  async recordSpend(executor: PrismaExecutor, costUsd: number): Promise<void> {
+    if (costUsd <= 0) return;
+    const { day } = startOfDay(this.clock.now(), this.settings.deploymentTimezone);
+    const now = this.clock.now();
+    await executor.$executeRaw`
+      INSERT INTO "DeploymentSpend" ("day", "costUsd", "updatedAt") VALUES (${day}, ${costUsd}::numeric, ${now})
+      ON CONFLICT ("day") DO UPDATE SET "costUsd" = "DeploymentSpend"."costUsd" + EXCLUDED."costUsd", "updatedAt" = EXCLUDED."updatedAt"`;
   }
 
   /** True the first time it is asked for this user and local day: one budget notice a day. */
@@ -64,8 +80,8 @@ export class BudgetGuard {
     return inserted === 1;
   }
 
-  private async spentSince(start: Date, userId?: string): Promise<number> {
-    const { _sum } = await this.prisma.turn.aggregate({ _sum: { costUsd: true }, where: { startedAt: { gte: start }, ...(userId ? { userId } : {}) } });
+  private async spentSince(start: Date, userId: string): Promise<number> {
+    const { _sum } = await this.prisma.turn.aggregate({ _sum: { costUsd: true }, where: { userId, startedAt: { gte: start } } });
     return Number(_sum.costUsd ?? 0);
   }
 }

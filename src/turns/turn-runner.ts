@@ -239,6 +239,7 @@ export class TurnRunner {
           finishedAt: now,
         },
       });
+      if (this.deps.budgets) await this.deps.budgets.guard.recordSpend(transaction, roundUsd(outcome.costUsd ?? 0));
     });
     logger.info(
       {

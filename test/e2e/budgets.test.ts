@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { budgetReplies } from '../../src/budgets/budget-replies.js';
+import { dataReplies } from '../../src/data-rights/data-replies.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { keywordReply } from '../../src/turns/keyword-replies.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
@@ -94,6 +95,10 @@ describe('deployment daily budget', () => {
   it('stops model calls for everyone once spent, tells each user once, and tells the owners once a day', async () => {
     harness.anthropic.enqueue({ text: 'Hello A.', usage: EXPENSIVE });
     expect(await harness.exchange('+12125550321', 'hi')).toBe('Hello A.');
+
+    // Erasing the spender's data does not give the deployment its money back.
+    await harness.exchange('+12125550321', 'DELETE MY DATA');
+    expect(await harness.exchange('+12125550321', 'YES')).toBe(dataReplies(null).erased);
 
     expect(await harness.exchange('+12125550322', 'hi')).toBe(DEPLOYMENT_NOTICE);
     const [alert] = await harness.repliesTo(owner, 1);
