@@ -21,6 +21,7 @@ import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
 import { calendarBenchmark } from './calendar.js';
+import { emailBenchmark } from './email.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
@@ -33,6 +34,7 @@ const benchmarks: Benchmark[] = [
   remindersBenchmark,
   pagesBenchmark,
   calendarBenchmark,
+  emailBenchmark,
   recoveryBenchmark,
   accessBenchmark,
 ];
