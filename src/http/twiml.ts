@@ -20,3 +20,10 @@ function escapeXml(text: string): string {
 export function sendTwimlMessage(reply: FastifyReply, text: string): FastifyReply {
   return reply.code(200).type('text/xml').send(`<?xml version="1.0" encoding="UTF-8"?><Response><Message>${escapeXml(text)}</Message></Response>`);
 }
+
+/** The text of a TwiML `<Message>` reply, unescaped; undefined for any other TwiML. */
+export function twimlMessageText(twiml: string): string | undefined {
+  const match = /<Message>([\s\S]*)<\/Message>/.exec(twiml);
+  if (!match) return undefined;
+  return match[1]!.replace(/&(lt|gt|quot|apos|amp);/g, (_entity, name: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[name]!);
+}

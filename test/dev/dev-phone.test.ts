@@ -169,3 +169,32 @@ describe('/dev/phone with Twilio configured', () => {
     }
   });
 });
+
+describe('/dev/phone in local invite mode', () => {
+  let harness: HeraldHarness;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start({ env: { ...LOCAL, ACCESS_MODE: 'invite' }, transport: silentConsole() });
+    baseUrl = await listen(harness);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('shows a stranger the private notice Twilio would text back from the webhook, and stores nothing', async () => {
+    const phone = '+14155550177';
+    const events = await openEvents(baseUrl, phone);
+    try {
+      expect((await events.next()).event).toBe('ready');
+      const sent = await fetch(`${baseUrl}/dev/phone/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: phone, body: 'hi' }) });
+      expect(sent.status).toBe(202);
+      const message = await events.next();
+      expect(message.event).toBe('message');
+      expect(JSON.parse(message.data)).toMatchObject({ to: phone, channel: 'sms', body: 'This is a private assistant. If you have an invite code, reply JOIN <code>.' });
+      expect(await harness.database.prisma.user.findUnique({ where: { phone } })).toBeNull();
+    } finally {
+      events.close();
+    }
+  });
+});

@@ -5,11 +5,12 @@ import { renderDevPhone } from '../../dev/dev-phone-page.js';
 import { devInboundWebhook, INBOUND_WEBHOOK_PATH } from '../../dev/dev-webhook.js';
 import type { FedMessage } from '../../dev/outbound-feed.js';
 import { isLoopbackAddress, type SignatureOptions } from '../twilio-signature.js';
+import { twimlMessageText } from '../twiml.js';
 import { sendDocument } from './pages.js';
 
 /** What the dev phone needs (only given in local mode: Twilio not configured). */
 export interface DevPhoneRouteOptions {
-  feed: { subscribe(phone: string, listener: (message: FedMessage) => void): () => void };
+  feed: { subscribe(phone: string, listener: (message: FedMessage) => void): () => void; publish(message: FedMessage): void };
   /** How the injected webhooks are signed (as Twilio would, when an auth token is set). */
   signature: SignatureOptions;
   /** The number messages are addressed to (Herald's). */
@@ -62,6 +63,11 @@ export async function devPhoneRoute(app: FastifyInstance, options: DevPhoneRoute
     const webhook = devInboundWebhook({ from: parsed.data.from, to: options.heraldNumber, body: parsed.data.body }, options.signature);
     const response = await app.inject({ method: 'POST', url: INBOUND_WEBHOOK_PATH, headers: webhook.headers, payload: webhook.payload, remoteAddress: '127.0.0.1' });
     if (response.statusCode !== 200) return reply.code(response.statusCode).type('text/plain').send(response.body);
+    // A sender Herald does not serve is answered in the webhook's TwiML (src/access): Twilio
+    // would text that back, so the dev phone shows it too.
+    const answered = twimlMessageText(response.body);
+    const sender = parseTwilioAddress(parsed.data.from);
+    if (answered !== undefined && sender) options.feed.publish({ to: sender.phone, channel: sender.channel, body: answered, at: new Date().toISOString() });
     return reply.code(202).send({ accepted: true });
   });
 
