@@ -71,8 +71,33 @@ describe('per-user daily budget', () => {
     expect(harness.anthropic.requests.map((request) => request.lastUserText())).toEqual(['hi', 'good morning']);
   });
 
+  it('finishes a planned turn whose first model call crosses the budget: the step still runs and its reply is sent', async () => {
+    clock.set('2026-11-25T15:00:00Z');
+    const phone = '+12125550321';
+    harness.anthropic.enqueue(
+      {
+        toolCalls: [{ name: 'create_plan', input: { analysis: 'A fact to save', goal: 'Save a fact', steps: [{ id: 'step_1', agent: 'memory-agent', task: 'Save: the locker code is 4417' }] } }],
+        usage: EXPENSIVE,
+      },
+      {
+        toolCalls: [
+          { name: 'remember_fact', input: { category: 'personal', subject: 'locker', content: 'Locker code is 4417' } },
+          { name: 'complete_step', input: { summary: 'Saved 1 fact', reply: "Got it: locker code 4417.", created: [{ description: 'Locker code is 4417' }] } },
+        ],
+      },
+    );
+    expect(await harness.exchange(phone, 'remember that my locker code is 4417')).toBe('Got it: locker code 4417.');
+    const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone } });
+    const [turn] = await harness.database.prisma.turn.findMany({ where: { userId: user.id } });
+    expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 2 });
+    expect(Number(turn!.costUsd)).toBeGreaterThan(0.004);
+    expect(await harness.database.prisma.fact.count({ where: { userId: user.id } })).toBe(1);
+    expect(await harness.exchange(phone, 'thanks!')).toBe(USER_NOTICE);
+    expect(harness.anthropic.requests).toHaveLength(2);
+  });
+
   it('counts each user separately', async () => {
-    clock.set('2026-11-24T15:00:00Z');
+    clock.set('2026-11-26T15:00:00Z');
     harness.anthropic.enqueue({ text: 'Hi A.', usage: EXPENSIVE }, { text: 'Hi B.' });
     expect(await harness.exchange('+12125550311', 'hi')).toBe('Hi A.');
     expect(await harness.exchange('+12125550312', 'hi')).toBe('Hi B.');
