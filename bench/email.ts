@@ -1,7 +1,8 @@
 /**
  * Email benchmark (issue 10): email-agent's tools against a real Dovecot (as the tests start
  * it) holding 10,000 messages in the INBOX. Measured through the tools exactly as the agent
- * calls them (each call opens the mailbox: the login is included), p50/p95 after a warm-up:
+ * calls them (the IMAP session kept open between calls, as within a turn; and once with a
+ * fresh session, the login included), p50/p95 after a warm-up:
  * search_emails by sender, by a word in the body (Dovecot without a full-text index reads
  * every message), unread since a date, and get_emails of 5 messages. Then the tokens the
  * model reads for "summarise my unread" with 50 unread mails: the search result, reading 10
@@ -76,6 +77,7 @@ export const emailBenchmark: Benchmark = {
     const smtp = await SmtpReceiver.start(dovecot);
     const rows: Array<Array<string | number>> = [];
     const checks: Check[] = [];
+    let emailsToClose: EmailService | undefined;
     try {
       const now = Date.now();
       const seeding = performance.now();
@@ -87,6 +89,7 @@ export const emailBenchmark: Benchmark = {
       const connections = new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 6)), systemClock);
       const links = new ConnectLinks(database.prisma, new SecretBox(Buffer.alloc(32, 6)), systemClock, { ttlMinutes: 15, publicBaseUrl: 'https://herald.bench' });
       const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, logger });
+      emailsToClose = emails;
       const agent = emailAgent({ emails, links });
       const tool = (name: string) => agent.tools.find((candidate) => candidate.name === name)!;
       const contextFor = async (user: string, password: string, phone: string): Promise<ToolContext> => {
@@ -120,10 +123,18 @@ export const emailBenchmark: Benchmark = {
         rows.push([name, runs, ms(percentile(samples, 0.5)), ms(percentile(samples, 0.95))]);
         if (targeted) checks.push({ name: `${name}: p95`, target: `< ${SEARCH_TARGET_MS} ms`, measured: `${ms(percentile(samples, 0.95))} ms`, pass: percentile(samples, 0.95) < SEARCH_TARGET_MS, kind: 'target' });
       }
+      // A fresh email service each time: the call logs in first (a turn's first mail call).
+      const cold = await timed(RUNS, async () => {
+        const fresh = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, logger });
+        await call(emailAgent({ emails: fresh, links }).tools.find((candidate) => candidate.name === 'search_emails')!, { from: 'dana@example.com' }, big);
+        await fresh.close();
+      });
+      rows.push(['search_emails from: dana, a new session (login included)', RUNS, ms(percentile(cold, 0.5)), ms(percentile(cold, 0.95))]);
+      checks.push({ name: 'search with a login: p95', target: `< ${SEARCH_TARGET_MS} ms`, measured: `${ms(percentile(cold, 0.95))} ms`, pass: percentile(cold, 0.95) < SEARCH_TARGET_MS, kind: 'target' });
       const get = await timed(RUNS, () => call(tool('get_emails'), { ids }, big));
       rows.push(['get_emails (5 messages in full)', RUNS, ms(percentile(get, 0.5)), ms(percentile(get, 0.95))]);
       checks.push({ name: 'get_emails of 5: p95', target: `< ${GET_TARGET_MS} ms`, measured: `${ms(percentile(get, 0.95))} ms`, pass: percentile(get, 0.95) < GET_TARGET_MS, kind: 'target' });
-      print(table(['call (each opens the mailbox: login included)', 'runs', 'p50 ms', 'p95 ms'], rows));
+      print(table(['call (the session kept open between calls, as within a turn)', 'runs', 'p50 ms', 'p95 ms'], rows));
 
       // "Summarise my unread" with 50 unread: what the model reads.
       const unread = await contextFor('unread', 'unread-pw', '+14155550202');
@@ -142,6 +153,7 @@ export const emailBenchmark: Benchmark = {
       checks.push({ name: 'unread count reported in full', target: String(UNREAD), measured: String(listed), pass: listed === UNREAD, kind: 'correctness' });
       checks.push({ name: '"summarise my unread" listing', target: '< 3000 tokens', measured: `${estimateTokens(listing)} tokens`, pass: estimateTokens(listing) < 3000, kind: 'target' });
     } finally {
+      await emailsToClose?.close();
       await smtp.stop();
       await dovecot.stop();
       await database.close();

@@ -342,6 +342,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         clearTimeout(interrupt);
       }
       await app.close();
+      await email.emails.close();
       if (!options.database) await database.close();
     },
   };

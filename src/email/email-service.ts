@@ -52,6 +52,17 @@ export interface EmailServiceDependencies {
   logger: Logger;
   /** Providers other than IMAP (the Gmail one). */
   factories?: MailProviderFactory[];
+  /** How long an open IMAP session is kept after its last use (default 60 s). */
+  idleMs?: number | undefined;
+}
+
+/** An IMAP mailbox kept open between calls: the turn's search, read and send share one login. */
+interface OpenMailbox {
+  /** The connection's id and version: a changed connection (a new password) opens anew. */
+  key: string;
+  provider: MailProvider;
+  inUse: number;
+  idle?: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -62,6 +73,7 @@ export interface EmailServiceDependencies {
  */
 export class EmailService {
   private readonly factories: Map<string, MailProviderFactory>;
+  private readonly open = new Map<string, OpenMailbox>();
 
   constructor(private readonly deps: EmailServiceDependencies) {
     this.factories = new Map([this.imapFactory(), ...(deps.factories ?? [])].map((factory) => [factory.provider, factory]));
@@ -81,6 +93,9 @@ export class EmailService {
         broken ??= connection;
         continue;
       }
+      const key = `${connection.id}:${connection.updatedAt.getTime()}`;
+      const kept = this.open.get(connection.id);
+      if (kept?.key === key) return { kind: 'ready', provider: kept.provider, connection };
       const provider = await this.factories.get(connection.provider)!.open(connection);
       if (provider) return { kind: 'ready', provider, connection };
     }
@@ -92,17 +107,64 @@ export class EmailService {
    * connection for reconnecting (the error is passed on, worded for the user).
    */
   async withMailbox<T>(mailbox: Extract<MailboxLookup, { kind: 'ready' }>, work: (provider: MailProvider) => Promise<T>): Promise<T> {
+    const kept = this.keep(mailbox);
     try {
-      return await work(mailbox.provider);
+      return await work(kept?.provider ?? mailbox.provider);
     } catch (error) {
       if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) {
+        await this.evict(mailbox.connection.id);
         await this.deps.connections.markNeedsReconnect(mailbox.connection.id);
         this.deps.logger.warn({ connectionId: mailbox.connection.id, provider: mailbox.connection.provider, failure: error.failure }, 'mailbox refused its saved credentials; marked for reconnecting');
       }
       throw error;
     } finally {
-      await mailbox.provider.close().catch(() => undefined);
+      if (kept) this.release(kept);
+      else await mailbox.provider.close().catch(() => undefined);
     }
+  }
+
+  /** Closes every mailbox kept open (on shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((id) => this.evict(id)));
+  }
+
+  /** IMAP sessions are kept open between calls; other providers hold no connection. */
+  private keep(mailbox: Extract<MailboxLookup, { kind: 'ready' }>): OpenMailbox | undefined {
+    if (mailbox.provider.kind !== 'imap') return undefined;
+    const key = `${mailbox.connection.id}:${mailbox.connection.updatedAt.getTime()}`;
+    let kept = this.open.get(mailbox.connection.id);
+    if (kept && kept.key !== key) {
+      void this.evict(mailbox.connection.id);
+      kept = undefined;
+    }
+    if (!kept) {
+      kept = { key, provider: mailbox.provider, inUse: 0 };
+      this.open.set(mailbox.connection.id, kept);
+    } else if (kept.provider !== mailbox.provider) {
+      // Two calls opened the same mailbox at once: this one's session is not needed.
+      void mailbox.provider.close().catch(() => undefined);
+    }
+    kept.inUse += 1;
+    clearTimeout(kept.idle);
+    kept.idle = undefined;
+    return kept;
+  }
+
+  private release(kept: OpenMailbox): void {
+    kept.inUse -= 1;
+    if (kept.inUse > 0) return;
+    const connectionId = [...this.open.entries()].find(([, entry]) => entry === kept)?.[0];
+    if (!connectionId) return;
+    kept.idle = setTimeout(() => void this.evict(connectionId), this.deps.idleMs ?? 60_000);
+    kept.idle.unref();
+  }
+
+  private async evict(connectionId: string): Promise<void> {
+    const kept = this.open.get(connectionId);
+    if (!kept) return;
+    this.open.delete(connectionId);
+    clearTimeout(kept.idle);
+    await kept.provider.close().catch(() => undefined);
   }
 
   /**

@@ -104,6 +104,8 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
   it('"reply to Dana that I\'ll be late": the draft is shown, an edit makes a new draft, YES sends exactly that one once (threaded, in Dana\'s inbox and in Sent) with no model call', async () => {
     await deliver(mailbox, { from: { name: 'Dana Levi', address: 'dana@herald.test' }, to: `${mailbox}@herald.test`, subject: 'Dinner', text: 'Dinner at 8?', date: at('2026-11-23T13:00:00Z'), messageId: '<dinner-1@herald.test>' });
     const danaBefore = (await dovecot.messages('dana')).length;
+    const logins = () => dovecot.log().match(new RegExp(`Login: user=<${mailbox}>`, 'g'))?.length ?? 0;
+    const loginsBefore = logins();
     let danaId = '';
     harness.anthropic.enqueue(
       plan("Reply to Dana's latest email saying the user will be late"),
@@ -140,6 +142,8 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
     expect(mail).toMatchObject({ subject: 'Re: Dinner', inReplyTo: '<dinner-1@herald.test>' });
     expect(mail.text?.trim()).toBe("Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna");
     expect(mail.from?.value[0]?.address).toBe(`${mailbox}@herald.test`);
+    // Three turns (search, draft, new draft, send, the copy in Sent) shared one IMAP session: one login.
+    expect(logins()).toBe(loginsBefore + 1);
     expect(await dovecot.messages(mailbox, 'Sent')).toHaveLength(1);
     // A second YES does not send it again.
     expect(await send('yes')).toBe('That is already done.');

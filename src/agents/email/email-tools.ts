@@ -54,7 +54,7 @@ export function emailTools({ emails, links }: EmailToolDependencies): ToolDefini
     const lookup = await emails.mailboxOf(context.userId);
     if (lookup.kind !== 'ready') return notConnected(lookup, context);
     try {
-      return await emails.withMailbox(lookup, () => work(lookup));
+      return await emails.withMailbox(lookup, (provider) => work({ ...lookup, provider }));
     } catch (error) {
       if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) return notConnected({ kind: 'refused', label: lookup.connection.label }, context);
       throw error;
