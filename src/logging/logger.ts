@@ -20,6 +20,19 @@ const redactedPaths = [
   '*.password',
 ];
 
+/** An international number (E.164, possibly after `whatsapp:`): a plus and 7 to 15 digits. */
+const PHONE_NUMBER = /\+(\d{3,11})(\d{4})(?!\d)/g;
+
+/**
+ * Masks phone numbers in a log line down to their last four digits (`+14155550123` →
+ * `+*******0123`): enough to tell users apart when debugging, not enough to text them.
+ * Only `+`-prefixed digits are touched, so ids, counts and timings are left alone, and in
+ * JSON such numbers only ever occur inside strings, so the line stays valid.
+ */
+export function maskPhoneNumbers(line: string): string {
+  return line.replace(PHONE_NUMBER, (_match, hidden: string, last: string) => `+${'*'.repeat(hidden.length)}${last}`);
+}
+
 /** Options for {@link createLogger}. */
 export interface CreateLoggerOptions {
   level?: string;
@@ -36,6 +49,9 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     base: { service: 'herald' },
     redact: { paths: redactedPaths, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Every line, whatever logged it (a transport's address, an error naming a number):
+    // phone numbers keep only their last four digits.
+    hooks: { streamWrite: maskPhoneNumbers },
   };
   if (options.destination) return pino(loggerOptions, options.destination);
   if (options.pretty) {
