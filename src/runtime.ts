@@ -166,7 +166,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger.child({ component: 'pages' }),
   );
   const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, clock, ids, logger });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock, ids, logger });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');

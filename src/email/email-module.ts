@@ -1,23 +1,36 @@
 import { emailAgent } from '../agents/email/email-agent.js';
+import { EMAIL_CONNECT_PURPOSE } from '../agents/email/email-tools.js';
 import type { Config } from '../config/config.js';
 import type { ConnectLinks } from '../connections/connect-links.js';
 import type { ConnectService } from '../connections/connect-service.js';
-import type { ConnectionStore } from '../connections/connection-store.js';
+import type { ConnectionRecord, ConnectionStore } from '../connections/connection-store.js';
+import type { GoogleAccounts } from '../connections/google-accounts.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { emailConnectMethods } from './email-connect-methods.js';
 import { EmailService } from './email-service.js';
+import { CHOOSE_EMAIL_PURPOSE, GOOGLE_EMAIL_PURPOSE, gmailConnectMethods } from './gmail-connect-methods.js';
+import { disconnectGmail, gmailFactory } from './gmail-mailbox.js';
 
 /**
  * Email, wired beside the calendar on the same connection machinery (its connection store,
- * connect links and connect pages): the email service (IMAP here; Gmail adds its provider
- * factory with `emails.addFactory`), the `imap-email` connect page, and email-agent.
+ * connect links and connect pages): the email service (IMAP, and Gmail on the user's Google
+ * connection when a Google client is configured), the connect pages (`imap-email`; with
+ * Google, `google-email` and the `email` page choosing between them), and email-agent.
  */
-export function createEmailModule(deps: { config: Config; connections: ConnectionStore; links: ConnectLinks; connect: ConnectService; clock: Clock; ids: IdGenerator; logger: Logger }) {
-  const emails = new EmailService({ connections: deps.connections, clock: deps.clock, ids: deps.ids, timeoutMs: deps.config.connections.timeoutMs, logger: deps.logger.child({ component: 'email' }) });
+export function createEmailModule(deps: { config: Config; connections: ConnectionStore; links: ConnectLinks; connect: ConnectService; google?: GoogleAccounts | undefined; clock: Clock; ids: IdGenerator; logger: Logger }) {
+  const { google } = deps;
+  const timeoutMs = deps.config.connections.timeoutMs;
+  const emails = new EmailService({ connections: deps.connections, clock: deps.clock, ids: deps.ids, timeoutMs, logger: deps.logger.child({ component: 'email' }) });
   deps.connect.add(emailConnectMethods({ emails }));
-  return { emails, agent: emailAgent({ emails, links: deps.links }) };
+  if (google) {
+    emails.addFactory({ ...gmailFactory({ google, timeoutMs, clock: deps.clock, ids: deps.ids }), keepsConnectionOnRefusal: true, disconnect: (connection) => disconnectGmail(google, connection) });
+    deps.connect.add(gmailConnectMethods({ links: deps.links, google, otherMailboxPurpose: EMAIL_CONNECT_PURPOSE, logger: deps.logger.child({ component: 'connect' }) }));
+  }
+  // With Google: a new mailbox chooses Gmail or another one; a Gmail mailbox reconnects straight through Google.
+  const connectPurpose = (connection?: ConnectionRecord) => (!google ? EMAIL_CONNECT_PURPOSE : !connection ? CHOOSE_EMAIL_PURPOSE : connection.provider === 'google' ? GOOGLE_EMAIL_PURPOSE : EMAIL_CONNECT_PURPOSE);
+  return { emails, agent: emailAgent({ emails, links: deps.links, connectPurpose }) };
 }
 
 /** The wired email module. */

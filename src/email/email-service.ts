@@ -17,6 +17,20 @@ import { verifySmtp } from './smtp-sender.js';
 export interface MailProviderFactory {
   provider: string;
   open(connection: ConnectionRecord): Promise<MailProvider | undefined>;
+  /**
+   * Whether the connection is a mailbox at all, before it is opened (default: every
+   * connection of `provider`). A Google connection made for the calendar alone is not, even
+   * when it needs reconnecting.
+   */
+  serves?(connection: ConnectionRecord): boolean;
+  /**
+   * Set when a refusal must not mark the whole connection for reconnecting: a Google
+   * connection also serves the calendar, a missing Gmail scope leaves that working, and a
+   * revoked grant is marked by GoogleAccounts itself.
+   */
+  keepsConnectionOnRefusal?: boolean;
+  /** Stops using the connection for mail (default: delete it); says whether it was deleted. */
+  disconnect?(connection: ConnectionRecord): Promise<'kept' | 'deleted'>;
 }
 
 /** The user's mailbox, or why there is none to use. */
@@ -86,7 +100,7 @@ export class EmailService {
 
   /** The user's mailbox, newest connection first. */
   async mailboxOf(userId: string): Promise<MailboxLookup> {
-    const candidates = (await this.deps.connections.list(userId)).filter((connection) => this.factories.has(connection.provider)).sort((left, right) => right.updatedAt.getTime() - left.updatedAt.getTime());
+    const candidates = await this.mailConnections(userId);
     let broken: ConnectionRecord | undefined;
     for (const connection of candidates) {
       if (connection.status === 'needs_reconnect') {
@@ -113,8 +127,10 @@ export class EmailService {
     } catch (error) {
       if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) {
         await this.evict(mailbox.connection.id);
-        await this.deps.connections.markNeedsReconnect(mailbox.connection.id);
-        this.deps.logger.warn({ connectionId: mailbox.connection.id, provider: mailbox.connection.provider, failure: error.failure }, 'mailbox refused its saved credentials; marked for reconnecting');
+        if (!this.factories.get(mailbox.connection.provider)?.keepsConnectionOnRefusal) {
+          await this.deps.connections.markNeedsReconnect(mailbox.connection.id);
+          this.deps.logger.warn({ connectionId: mailbox.connection.id, provider: mailbox.connection.provider, failure: error.failure }, 'mailbox refused its saved credentials; marked for reconnecting');
+        }
       }
       throw error;
     } finally {
@@ -204,14 +220,29 @@ export class EmailService {
     return { ok: true, connection };
   }
 
-  /** Removes the user's mailbox connection (IMAP); undefined when there was none. */
-  async disconnect(userId: string): Promise<ConnectionRecord | undefined> {
-    const all = (await this.deps.connections.list(userId)).filter((connection) => connection.provider === 'imap');
-    const latest = all.sort((left, right) => right.updatedAt.getTime() - left.updatedAt.getTime())[0];
+  /**
+   * Stops using the user's mailbox (their newest mail connection): an IMAP one is deleted
+   * with its password; a Google one gives up Gmail and is deleted only when nothing else (the
+   * calendar) uses it. Undefined when there was none.
+   */
+  async disconnect(userId: string): Promise<{ connection: ConnectionRecord; deleted: boolean } | undefined> {
+    const [latest] = await this.mailConnections(userId);
     if (!latest) return undefined;
-    await this.deps.connections.remove(userId, latest.id);
-    this.deps.logger.info({ userId, connectionId: latest.id }, 'mailbox disconnected');
-    return latest;
+    await this.evict(latest.id);
+    const factory = this.factories.get(latest.provider);
+    const deleted = factory?.disconnect ? (await factory.disconnect(latest)) === 'deleted' : await this.deps.connections.remove(userId, latest.id);
+    this.deps.logger.info({ userId, connectionId: latest.id, deleted }, 'mailbox disconnected');
+    return { connection: latest, deleted };
+  }
+
+  /** The user's connections that are mailboxes, newest first. */
+  private async mailConnections(userId: string): Promise<ConnectionRecord[]> {
+    return (await this.deps.connections.list(userId))
+      .filter((connection) => {
+        const factory = this.factories.get(connection.provider);
+        return factory !== undefined && (factory.serves?.(connection) ?? true);
+      })
+      .sort((left, right) => right.updatedAt.getTime() - left.updatedAt.getTime());
   }
 
   private imapFactory(): MailProviderFactory {

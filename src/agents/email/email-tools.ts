@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { ConnectLinks } from '../../connections/connect-links.js';
+import type { ConnectionRecord } from '../../connections/connection-store.js';
 import type { EmailService, MailboxLookup } from '../../email/email-service.js';
 import { MAX_SEARCH_LIMIT, MailError, type MailAddress } from '../../email/mail-message.js';
 import { localToInstant } from '../../reminders/reminder-schedule.js';
@@ -12,6 +13,12 @@ import { draftPreview, messagesView, searchView } from './email-view.js';
 export interface EmailToolDependencies {
   emails: EmailService;
   links: ConnectLinks;
+  /**
+   * The purpose of the connect link to give: for a new mailbox (no connection), or to
+   * reconnect this one. Default: the IMAP form. With Google set up, a new mailbox gets the page
+   * choosing Gmail or another mailbox, and a Gmail one goes straight to Google's consent.
+   */
+  connectPurpose?: ((connection?: ConnectionRecord) => string) | undefined;
 }
 
 /** The connect link's purpose for a mailbox (the IMAP form; the Gmail choice is added beside it). */
@@ -37,15 +44,19 @@ function boundInstant(value: string, zone: string, side: 'since' | 'until'): { o
 }
 
 /** The email-agent's tools: search_emails, get_emails, send_email (names are part of the contract), and connect_email. */
-export function emailTools({ emails, links }: EmailToolDependencies): ToolDefinition[] {
+export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT_PURPOSE }: EmailToolDependencies): ToolDefinition[] {
   /** No usable mailbox: a connect link for the user, as a successful result so the reply is sure to carry it. */
-  async function notConnected(lookup: Exclude<MailboxLookup, { kind: 'ready' }> | { kind: 'refused'; label: string }, context: ToolContext): Promise<ToolResult> {
-    const issued = await links.issue(context.userId, EMAIL_CONNECT_PURPOSE);
+  async function notConnected(lookup: Exclude<MailboxLookup, { kind: 'ready' }> | { kind: 'refused'; connection: ConnectionRecord }, context: ToolContext): Promise<ToolResult> {
+    const connection = lookup.kind === 'none' ? undefined : lookup.connection;
+    const issued = await links.issue(context.userId, connectPurpose(connection));
     const minutes = Math.round((issued.expiresAt.getTime() - context.clock.now().getTime()) / 60_000);
-    if (lookup.kind === 'none') {
+    if (!connection) {
       return ok({ connected: false, link: issued.url, note: `The user has no mailbox connected, so nothing was read or sent. Tell them to connect one with this link (it works once, for ${minutes} minutes), exactly as given.` });
     }
-    const label = lookup.kind === 'refused' ? lookup.label : lookup.connection.label;
+    const label = connection.label;
+    if (connection.provider === 'google') {
+      return ok({ connected: false, needsReconnect: label, link: issued.url, note: `Google refused Herald's access to the user's Gmail (${label}): access was revoked or expired, or the permission was not given. Nothing was read or sent. Tell the user to connect Gmail again with this link (it works once, for ${minutes} minutes), exactly as given.` });
+    }
     return ok({ connected: false, needsReconnect: label, link: issued.url, note: `The mail server refused the saved password for ${label}, so nothing was read or sent. Tell the user to connect the mailbox again with this link (it works once, for ${minutes} minutes), using an app password where the provider has them.` });
   }
 
@@ -56,7 +67,7 @@ export function emailTools({ emails, links }: EmailToolDependencies): ToolDefini
     try {
       return await emails.withMailbox(lookup, (provider) => work({ ...lookup, provider }));
     } catch (error) {
-      if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) return notConnected({ kind: 'refused', label: lookup.connection.label }, context);
+      if (error instanceof MailError && (error.failure === 'unauthorized' || error.failure === 'revoked')) return notConnected({ kind: 'refused', connection: lookup.connection }, context);
       throw error;
     }
   }
@@ -175,20 +186,25 @@ export function emailTools({ emails, links }: EmailToolDependencies): ToolDefini
       mutates: false,
       inputSchema: z.object({}),
       run: async (_input, context) => {
-        const issued = await links.issue(context.userId, EMAIL_CONNECT_PURPOSE);
+        const issued = await links.issue(context.userId, connectPurpose());
         const minutes = Math.round((issued.expiresAt.getTime() - context.clock.now().getTime()) / 60_000);
         return ok({ link: issued.url, expiresInMinutes: minutes, note: `Send this link exactly as given; it works once, for ${minutes} minutes.` });
       },
     }),
     defineTool({
       name: 'disconnect_email',
-      description: "Disconnect the user's IMAP mailbox: its saved password is deleted. Mail stays where it is.",
+      description:
+        "Disconnect the user's mailbox: Herald stops reading it and mail stays where it is. An IMAP password is deleted; a Google account is deleted too unless it still serves the user's Google Calendar (then only its mail access is given up).",
       mutates: true,
       inputSchema: z.object({}),
       run: async (_input, context) => {
         const removed = await emails.disconnect(context.userId);
-        if (!removed) return toolError('No IMAP mailbox is connected. Nothing was changed.');
-        return ok({ effect: 'deleted', disconnected: removed.label });
+        if (!removed) return toolError('No mailbox is connected. Nothing was changed.');
+        return ok({
+          effect: 'deleted',
+          disconnected: removed.connection.label,
+          ...(removed.deleted ? {} : { credentials: "kept: the same Google account still serves the user's calendar (only its mail access was given up)" }),
+        });
       },
     }),
   ];
