@@ -6,6 +6,7 @@ import { preparedName, sqlTimestamp } from '../shared/sql.js';
 import type { AccessService } from './access-service.js';
 import { strangerReplies } from './access-replies.js';
 import { joinCode } from './invite-code.js';
+import { detectKeyword } from '../channels/keywords.js';
 
 /** What the webhook does with a sender's message. */
 export type AccessDecision =
@@ -72,21 +73,24 @@ export class AccessGate {
     const { known, granted } = rows[0]!;
     if (this.access.settings.mode === 'open') {
       if (known || granted) return { kind: 'serve' };
-      return this.admitNewcomer(phone);
+      return this.admitNewcomer(phone, body);
     }
     // A JOIN from someone already in is not conversation (nor a code for the model to see).
     if (granted) return joinCode(body) === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies.alreadyIn };
     const code = joinCode(body);
     if (code !== undefined) return this.join(phone, code);
+    // STOP and the other opt-out words are answered by Twilio itself; a notice after them would be refused (21610) and rude.
+    if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'stranger' };
     return this.notice(phone, 'private', 'stranger', strangerReplies.private);
   }
 
   /** Open mode: a new number, unless too many arrived this hour. */
-  private async admitNewcomer(phone: string): Promise<AccessDecision> {
+  private async admitNewcomer(phone: string, body: string): Promise<AccessDecision> {
     const since = new Date(this.clock.now().getTime() - 60 * 60 * 1000);
     const { rows } = await this.pool.query<{ count: number }>({ name: preparedName(RECENT_USERS), text: RECENT_USERS, values: [sqlTimestamp(since)] });
     if ((rows[0]?.count ?? 0) < this.access.settings.newUsersPerHour) return { kind: 'serve' };
     this.logger?.warn({ limit: this.access.settings.newUsersPerHour }, 'new-user limit reached: a newcomer was turned away');
+    if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'busy' };
     return this.notice(phone, 'busy', 'busy', strangerReplies.busy);
   }
 

@@ -61,6 +61,8 @@ describe('invite mode', () => {
     expect(harness.logs.text()).not.toContain('hunter2');
 
     clock.advance(24 * 60 * 60 * 1000 + 1000);
+    // STOP from a stranger: Twilio answers it; Herald adds nothing (and it does not use up the day's notice).
+    expect((await harness.inbound({ from: stranger, body: 'STOP', extra: { OptOutType: 'STOP' } })).body).toBe(EMPTY_TWIML);
     const nextDay = await harness.inbound({ from: stranger, body: 'hello again' });
     expect(nextDay.body).toBe(twimlMessage(strangerReplies.private));
     expect(await traces(stranger)).toEqual({ user: null, messages: 0 });
