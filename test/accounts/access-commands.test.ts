@@ -54,7 +54,8 @@ describe('npm run accounts: the invite list', () => {
     expect(await accounts('revoke', '--phone', '+12125550199')).toMatchObject({ code: 0, stdout: '+12125550199 can no longer use Herald.\n' });
     expect(await accounts('revoke', '--phone', '+12125550199')).toMatchObject({ code: 1, stderr: '+12125550199 was not on the invite list.\n' });
     expect(await accounts('revoke', '--phone', '+12125550100')).toMatchObject({ code: 1, stderr: '+12125550100 is an owner: remove it from OWNER_PHONES instead.\n' });
-  });
+    // Seven real child processes, each starting tsx: seconds apiece on a busy machine.
+  }, 180_000);
 
   it('refuses a malformed number or a missing option clearly, changing nothing', async () => {
     const before = await database.prisma.accessGrant.count();
