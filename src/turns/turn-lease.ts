@@ -2,7 +2,7 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Prisma } from '../generated/prisma/client.js';
 
 /** The outcome of trying to take a user's turn lease. */
-export type LeaseAttempt = { acquired: true } | { acquired: false; heldUntil: Date };
+export type LeaseAttempt = { acquired: true } | { acquired: false; heldUntil: Date; userGone?: boolean };
 
 /**
  * Per-user leases, so that one user's turns run one at a time across every instance.
@@ -23,7 +23,9 @@ export class TurnLeases {
          AND ("turnLeaseUntil" IS NULL OR "turnLeaseUntil" < (now() AT TIME ZONE 'UTC') OR "turnLeaseOwner" = ${owner})`;
     if (taken === 1) return { acquired: true };
     const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { turnLeaseUntil: true } });
-    return { acquired: false, heldUntil: user?.turnLeaseUntil ?? new Date() };
+    // No such user (erased by DELETE MY DATA): nobody will ever hold this lease again.
+    if (!user) return { acquired: false, heldUntil: new Date(), userGone: true };
+    return { acquired: false, heldUntil: user.turnLeaseUntil ?? new Date() };
   }
 
   /**

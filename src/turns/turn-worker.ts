@@ -38,6 +38,11 @@ export class TurnWorker {
     const owner = this.deps.ids.next('lease');
     const logger = this.deps.logger.child({ userId, jobId });
     const lease = await this.deps.leases.acquire(userId, owner, this.deps.leaseMs);
+    if (!lease.acquired && lease.userGone) {
+      // A job left for a user who erased their data: nothing to do, and nothing to re-check.
+      logger.debug('no such user (erased); turn job dropped');
+      return;
+    }
     if (!lease.acquired) {
       // Another worker is on it. It re-checks after releasing, but if it died the lease
       // lapses: look again then, so nothing waits forever on a dead holder.

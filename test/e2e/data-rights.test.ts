@@ -154,6 +154,12 @@ describe('MY DATA and DELETE MY DATA', () => {
     expect(await tablesMentioning(harness, user.id)).toEqual([]);
     expect(harness.logs.text()).not.toContain('XYZZY');
 
+    // A turn job still naming the erased user (queued by a busy worker just before the erase)
+    // ends without rescheduling itself.
+    await harness.herald.worker.drain(user.id, 'stray-job');
+    const stray = await harness.database.pool.query(`SELECT 1 FROM pgboss.job WHERE name = 'turn' AND data->>'userId' = $1 AND state IN ('created', 'retry')`, [user.id]);
+    expect(stray.rowCount).toBe(0);
+
     // The next message is a new user's first.
     harness.anthropic.enqueue({ text: 'Hi! What should I call you?' });
     expect(await harness.exchange(phone, 'hello?')).toBe('Hi! What should I call you?');
