@@ -22,6 +22,7 @@ import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
 import { calendarBenchmark } from './calendar.js';
 import { emailBenchmark } from './email.js';
+import { gmailBenchmark } from './gmail.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
@@ -35,6 +36,7 @@ const benchmarks: Benchmark[] = [
   pagesBenchmark,
   calendarBenchmark,
   emailBenchmark,
+  gmailBenchmark,
   recoveryBenchmark,
   accessBenchmark,
 ];

@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { toMessage, toSummary } from './gmail-message.js';
 import { gmailQuery } from './gmail-query.js';
-import { MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type OutgoingMail, type SentMail } from './mail-message.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
 
 /** Reading and searching the mailbox (no changes to it). */
@@ -55,7 +55,7 @@ export class GmailProvider implements MailProvider {
 
   async search(query: MailQuery): Promise<MailSearchResult> {
     const api = await this.api();
-    const limit = Math.min(Math.max(1, Math.floor(query.limit ?? MAX_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
+    const limit = Math.min(Math.max(1, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
     const listed = await this.call(() => api.users.messages.list({ userId: 'me', q: gmailQuery(query), maxResults: limit }, this.requestOptions()));
     const ids = (listed.data.messages ?? []).flatMap((message) => (message.id ? [message.id] : [])).slice(0, limit);
     // In full: the snippet is made from the text a person sees (Gmail's own can carry hidden text).

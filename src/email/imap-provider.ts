@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { ImapSession, parseMailServerUrl } from './imap-session.js';
-import { MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
 import { capText, readableText, snippetOf } from './mail-text.js';
 import { addressesOf, parseHeadersAndPart, preferredPart, referencesOf, textPartsOf } from './mime-parts.js';
@@ -25,8 +25,6 @@ export type ImapSettings = z.output<typeof imapSettingsSchema>;
 /** An IMAP connection's secrets. */
 export const imapSecretsSchema = z.object({ password: z.string().min(1) });
 
-/** Search results default to this many; never more than MAX_SEARCH_LIMIT. */
-export const DEFAULT_SEARCH_LIMIT = 10;
 /** The most bytes of one text part read for a message (a text part larger than this is cut). */
 const TEXT_PART_BYTES = 512 * 1024;
 /** The bytes read of a text part for a search snippet. */

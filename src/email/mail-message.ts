@@ -26,6 +26,9 @@ export interface MailQuery {
 /** The most messages one search returns, whatever was asked: the model reads a bounded list. */
 export const MAX_SEARCH_LIMIT = 25;
 
+/** How many a search returns when no `limit` is given (every provider). */
+export const DEFAULT_SEARCH_LIMIT = 10;
+
 /** One message in a search result: headers and a short snippet, never the body. Newest first. */
 export interface MailSummary {
   /** Opaque and stable across sessions (an IMAP UID with its UIDVALIDITY, a Gmail message id). */

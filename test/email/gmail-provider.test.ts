@@ -4,7 +4,7 @@ import { ConnectionStore, type ConnectionRecord } from '../../src/connections/co
 import { GoogleAccounts, googleSecretsSchema } from '../../src/connections/google-accounts.js';
 import { SecretBox } from '../../src/connections/secret-box.js';
 import { GMAIL_SCOPES, GmailProvider } from '../../src/email/gmail-provider.js';
-import { MAX_SEARCH_LIMIT, MailError } from '../../src/email/mail-message.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError } from '../../src/email/mail-message.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { SequentialIds } from '../../src/shared/ids.js';
@@ -110,6 +110,10 @@ describe('GmailProvider (the official client against the fake Gmail)', () => {
       const list = google.apiRequests.filter((request) => request.endsWith('/messages'));
       expect(list).toHaveLength(1);
       expect(google.apiRequests.filter((request) => /\/messages\/[0-9a-f]+$/.test(request))).toHaveLength(MAX_SEARCH_LIMIT);
+      // No limit asked: the default, and only those are read.
+      google.apiRequests.length = 0;
+      expect((await provider.search({ from: 'shop.example' })).messages).toHaveLength(DEFAULT_SEARCH_LIMIT);
+      expect(google.apiRequests).toHaveLength(1 + DEFAULT_SEARCH_LIMIT);
     });
 
     it('leaves out what the user sent and drafts, like an inbox search', async () => {
