@@ -18,7 +18,7 @@ export class MyDataPage {
   async build(userId: string): Promise<PageInput | undefined> {
     const user = await this.prisma.user.findUnique({ where: { id: userId } });
     if (!user) return undefined;
-    const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations] = await Promise.all([
+    const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations, grant] = await Promise.all([
       this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true } }),
       this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' }, select: { text: true, nextDueAt: true, rrule: true } }),
       this.prisma.list.findMany({ where: { userId }, orderBy: { createdAt: 'asc' }, select: { name: true, items: { select: { checked: true } } } }),
@@ -29,6 +29,8 @@ export class MyDataPage {
       this.prisma.calendarEvent.count({ where: { userId } }),
       this.prisma.calendarSettings.findUnique({ where: { userId }, select: { feedTokenHash: true } }),
       this.prisma.pendingConfirmation.count({ where: { userId, status: 'pending' } }),
+      // The owners' invite list names the number: shown, though it is theirs and outlives an erase.
+      this.prisma.accessGrant.findUnique({ where: { phone: user.phone }, select: { createdAt: true, revokedAt: true } }),
     ]);
     const zone = user.timezone;
     const when = (instant: Date | null) => (instant ? DateTime.fromJSDate(instant, { zone }).toFormat('ccc d LLL yyyy, HH:mm') : '—');
@@ -47,6 +49,7 @@ export class MyDataPage {
           { key: 'Messages from Herald', value: user.optedOut ? 'stopped (you texted STOP)' : 'on' },
           { key: 'Replies go by', value: user.preferredChannel === 'whatsapp' ? 'WhatsApp' : 'SMS' },
           { key: 'With Herald since', value: when(user.createdAt) },
+          ...(grant ? [{ key: "On the owners' invite list", value: grant.revokedAt ? `removed ${when(grant.revokedAt)}` : `since ${when(grant.createdAt)} (kept if you erase your data)` }] : []),
         ],
       },
       {

@@ -161,6 +161,11 @@ describe('invite mode', () => {
     expect(await harness.exchange(member, 'USERS')).toBe('Here is what I know.');
     expect(harness.anthropic.requests.map((request) => request.lastUserText())).toEqual(['INVITE +12125550942', 'USERS']);
     expect(await prisma().accessGrant.findUnique({ where: { phone: '+12125550942' } })).toBeNull();
+
+    // MY DATA shows them the invite list's entry for their number too.
+    const link = /https:\/\/herald\.test\/p\/\S+/.exec(await harness.exchange(member, 'MY DATA'))![0];
+    const page = await harness.herald.app.inject({ method: 'GET', url: new URL(link).pathname });
+    expect(page.body).toContain('On the owners&#39; invite list');
   });
 
   it('REVOKE turns a user back into a stranger: their messages are not stored and get only the notice', async () => {
