@@ -20,6 +20,22 @@ export function parseMailServerUrl(url: string, kind: 'imap' | 'smtp'): MailServ
   return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port ? Number(parsed.port) : defaultPort, secure };
 }
 
+/**
+ * Whether a server is on this machine (127.0.0.0/8, ::1, localhost): only then may a
+ * password cross an unencrypted connection (a local bridge such as Proton Mail Bridge, the
+ * tests' Dovecot). Anywhere else a plain imap:// or smtp:// address must upgrade with
+ * STARTTLS, or Herald does not log in.
+ */
+export function isLoopback(host: string): boolean {
+  const name = host.toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/** The error a server that offers no encryption gets (nothing was sent to it). */
+export function noTlsError(label: string, host: string, cause: unknown): MailError {
+  return new MailError('unreachable', `The mail server for ${label} (${host}) offers no encrypted connection (TLS or STARTTLS), so Herald did not send it the password. Nothing was read or sent; use the server's TLS address (imaps:// or smtps://) or a port that supports STARTTLS.`, { cause });
+}
+
 /** What an IMAP session needs. */
 export interface ImapSessionOptions {
   server: MailServerAddress;
@@ -91,6 +107,8 @@ export class ImapSession {
       host: server.host,
       port: server.port,
       secure: server.secure,
+      // Plain imap:// must upgrade to TLS unless the server is on this machine.
+      ...(server.secure || isLoopback(server.host) ? {} : { doSTARTTLS: true }),
       auth: { user: username, pass: password },
       logger: false,
       disableAutoIdle: true,
@@ -109,6 +127,7 @@ export class ImapSession {
       if ((error as { authenticationFailed?: boolean }).authenticationFailed) {
         throw new MailError('unauthorized', `The mail server refused the username or password for ${this.options.label}. Nothing was read or sent. The saved password needs replacing: connect the mailbox again (an app password where the provider uses them).`, { cause: error });
       }
+      if ((error as { tlsFailed?: boolean }).tlsFailed) throw noTlsError(this.options.label, server.host, error);
       const code = (error as { code?: string }).code;
       if (code && UNREACHABLE.has(code)) {
         throw new MailError('unreachable', `The mail server for ${this.options.label} (${server.host}) could not be reached. Nothing was read or sent; try again in a few minutes.`, { cause: error });

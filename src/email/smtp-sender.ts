@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { MailError, type OutgoingMail } from './mail-message.js';
-import type { MailServerAddress } from './imap-session.js';
+import { isLoopback, noTlsError, type MailServerAddress } from './imap-session.js';
 
 /** What sending through an SMTP submission server needs. */
 export interface SmtpSenderOptions {
@@ -56,6 +56,8 @@ export async function sendComposed(options: SmtpSenderOptions, composed: Compose
     host: options.server.host,
     port: options.server.port,
     secure: options.server.secure,
+    // Plain smtp:// must upgrade with STARTTLS unless the server is on this machine.
+    requireTLS: !options.server.secure && !isLoopback(options.server.host),
     auth: { user: options.username, pass: options.password },
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
@@ -79,6 +81,8 @@ export async function verifySmtp(options: Omit<SmtpSenderOptions, 'address'>): P
     host: options.server.host,
     port: options.server.port,
     secure: options.server.secure,
+    // Plain smtp:// must upgrade with STARTTLS unless the server is on this machine.
+    requireTLS: !options.server.secure && !isLoopback(options.server.host),
     auth: { user: options.username, pass: options.password },
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
@@ -101,6 +105,7 @@ function serverReply(info: unknown): string {
 function smtpFailure(error: unknown, options: Pick<SmtpSenderOptions, 'label' | 'server'>): MailError {
   const failure = error as { code?: string; responseCode?: number; response?: string; rejected?: Array<string | { address: string }>; rejectedErrors?: Array<{ response?: string }> };
   const code = failure.code ?? '';
+  if (code === 'ETLS' || (code === 'ESOCKET' && /STARTTLS/i.test(error instanceof Error ? error.message : ''))) return noTlsError(options.label, options.server.host, error);
   if (code === 'EAUTH' || failure.responseCode === 535) {
     return new MailError('unauthorized', `The outgoing mail server for ${options.label} refused the username or password. Nothing was sent. The saved password needs replacing: connect the mailbox again.`, { cause: error });
   }

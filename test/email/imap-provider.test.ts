@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImapMailProvider, type ImapSettings } from '../../src/email/imap-provider.js';
 import { MailError } from '../../src/email/mail-message.js';
@@ -198,6 +199,28 @@ describe('IMAP provider: sessions, faults and size', () => {
     expect(smtp.received.length).toBe(before);
     await provider.close();
     await wrongSmtp.close();
+  });
+
+  // This machine's own non-loopback address: a server reached there is "elsewhere".
+  const external = Object.values(networkInterfaces()).flat().find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+  it.skipIf(!external)('never sends a password unencrypted to a server elsewhere: no STARTTLS offered, no login, nothing sent', async () => {
+    const imapProxy = await TcpFaultProxy.start(dovecot.port, '0.0.0.0');
+    const smtpProxy = await TcpFaultProxy.start(smtp.port, '0.0.0.0');
+    try {
+      const provider = imapProvider({ imapUrl: `imap://${external}:${imapProxy.port}`, smtpUrl: `smtp://${external}:${smtpProxy.port}`, username: 'ana', address: 'ana@herald.test' }, 'app-password');
+      const logins = dovecot.log().match(/Login: user=<ana>/g)?.length ?? 0;
+      const reading = await failure(provider.search({}));
+      expect(reading.message).toMatch(/offers no encrypted connection \(TLS or STARTTLS\), so Herald did not send it the password/);
+      expect(dovecot.log().match(/Login: user=<ana>/g)?.length ?? 0).toBe(logins);
+      const before = smtp.received.length;
+      const sending = await failure(provider.send({ to: ['dana@example.com'], cc: [], subject: 'x', text: 'y' }));
+      expect(sending.message).toMatch(/offers no encrypted connection/);
+      expect(smtp.received.length).toBe(before);
+      await provider.close();
+    } finally {
+      await imapProxy.close();
+      await smtpProxy.close();
+    }
   });
 
   it('sends to the recipients the server accepts and names the one it refused', async () => {

@@ -24,10 +24,11 @@ export class TcpFaultProxy {
     this.server = server;
   }
 
-  static async start(targetPort: number): Promise<TcpFaultProxy> {
+  /** Listens on `host` (another interface than loopback makes the server look remote). */
+  static async start(targetPort: number, host = '127.0.0.1'): Promise<TcpFaultProxy> {
     let proxy: TcpFaultProxy | undefined;
     const server = createServer((socket) => proxy!.handle(socket));
-    server.listen(0, '127.0.0.1');
+    server.listen(0, host);
     await once(server, 'listening');
     proxy = new TcpFaultProxy(targetPort, server, (server.address() as AddressInfo).port);
     return proxy;
