@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { plainSmsPunctuation } from '../../src/channels/sms-encoding.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../src/calendar/calendar-event.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
@@ -67,7 +68,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
       }),
     );
     const reply = await send("what's on tomorrow?");
-    expect(reply).toBe(`Tomorrow:\n${tomorrow.toFormat('ccc d LLL')}, 9:00 AM–9:15 AM: Standup\n${tomorrow.toFormat('ccc d LLL')}, 3:00 PM–3:45 PM: Dentist`);
+    expect(reply).toBe(plainSmsPunctuation(`Tomorrow:\n${tomorrow.toFormat('ccc d LLL')}, 9:00 AM–9:15 AM: Standup\n${tomorrow.toFormat('ccc d LLL')}, 3:00 PM–3:45 PM: Dentist`));
     expect(harness.anthropic.requests).toHaveLength(3);
     expect(harness.anthropic.requests[1]!.toolNames()).toEqual([
       'get_calendar_events',
@@ -97,7 +98,8 @@ describe('calendar through the webhook (built-in calendar)', () => {
       }),
     );
     const reply = await send('schedule lunch with Dana Friday at 1');
-    expect(reply).toBe(`Added lunch with Dana, ${friday.toFormat('ccc d LLL')}, 1:00 PM–2:00 PM. Heads up: it overlaps Team sync (${friday.toFormat('ccc d LLL')}, 12:30 PM–1:30 PM).`);
+    // SMS sends the en dashes as plain hyphens (GSM-7).
+    expect(reply).toBe(plainSmsPunctuation(`Added lunch with Dana, ${friday.toFormat('ccc d LLL')}, 1:00 PM–2:00 PM. Heads up: it overlaps Team sync (${friday.toFormat('ccc d LLL')}, 12:30 PM–1:30 PM).`));
     expect(harness.anthropic.requests).toHaveLength(3);
     expect(await titles()).toEqual(['Team sync', 'Lunch with Dana']);
     expect(await confirmations()).toEqual([]);
@@ -252,7 +254,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Busy 2-3', reply: 'Mostly: you have a call with Sam from 2 to 3, free 12–2 and 3–6.' } }] };
       }),
     );
-    expect(await send('am I free Friday afternoon?')).toBe('Mostly: you have a call with Sam from 2 to 3, free 12–2 and 3–6.');
+    expect(await send('am I free Friday afternoon?')).toBe('Mostly: you have a call with Sam from 2 to 3, free 12-2 and 3-6.');
     expect(harness.anthropic.requests).toHaveLength(3);
   });
 

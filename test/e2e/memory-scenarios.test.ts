@@ -177,7 +177,8 @@ describe('memory through the orchestrator, end to end', () => {
         { name: 'complete_step', input: { summary: 'Already saved; nothing changed', reply: 'I already have that: you’re vegetarian.' } },
       ],
     });
-    expect(await send("remember I'm vegetarian")).toBe('I already have that: you’re vegetarian.');
+    // On SMS the curly apostrophe goes out plain (GSM-7).
+    expect(await send("remember I'm vegetarian")).toBe("I already have that: you're vegetarian.");
     expect(harness.anthropic.requests).toHaveLength(2);
 
     expect(await facts()).toEqual(before);

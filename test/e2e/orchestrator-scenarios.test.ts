@@ -129,7 +129,7 @@ describe('seed 001 manual scenarios through the webhook', () => {
     );
     const { reply, turn, planRun, steps, facts } = await exchange(phone, "Remember I don't like early meetings");
 
-    expect(reply).toBe("Noted — I'll remember you don't like early meetings.");
+    expect(reply).toBe("Noted - I'll remember you don't like early meetings."); // the em dash, plain on SMS
     expect(harness.anthropic.requests).toHaveLength(2);
     expect(harness.anthropic.requests[1]!.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
     expect(facts).toHaveLength(1);

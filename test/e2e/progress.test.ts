@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { plainSmsPunctuation } from '../../src/channels/sms-encoding.js';
 import { progressMessage } from '../../src/orchestrator/fallback-replies.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
@@ -13,7 +14,8 @@ describe('progress messages', () => {
   let harness: HeraldHarness;
   let phoneCounter = 0;
   const nextPhone = () => `+1415555${String(3000 + (phoneCounter += 1))}`;
-  const onIt = progressMessage(null);
+  // Sent on SMS: its dash goes out as a plain hyphen (GSM-7).
+  const onIt = plainSmsPunctuation(progressMessage(null));
 
   const memoryPlan: ScriptedAnthropicResponse = {
     toolCalls: [

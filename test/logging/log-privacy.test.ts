@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPhoneNumbers } from '../../src/logging/logger.js';
+import { waitUntil } from '../db/wait-until.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL, TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { startHeraldProcess } from '../helpers/herald-process.js';
@@ -88,6 +89,21 @@ describe('log privacy at info', () => {
     }
     expect(text).not.toMatch(/refresh-|ya29\./);
   }, 60_000);
+
+  it('logs the number a local-mode reply went to with only its last four digits', async () => {
+    // Local mode (no Twilio credentials): the console transport logs each reply's recipient.
+    const local = await HeraldHarness.start({ logLevel: 'info', env: { TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' } });
+    try {
+      local.anthropic.enqueue({ text: 'Hello from the console.' });
+      expect((await local.inbound({ from: '+14155550878', body: 'hello there' })).statusCode).toBe(200);
+      await waitUntil(() => local.logs.lines.some((line) => line.msg?.startsWith('outbound message recorded')), 'the console transport to record the reply');
+      const recorded = local.logs.lines.find((line) => line.msg?.startsWith('outbound message recorded'));
+      expect(recorded?.to).toBe('+*******0878');
+      expect(local.logs.text()).not.toContain('4155550878');
+    } finally {
+      await local.close();
+    }
+  });
 
   it('never prints credentials in PUBLIC_BASE_URL at start-up', async () => {
     const database = await createTestDatabase();
