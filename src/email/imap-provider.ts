@@ -103,10 +103,17 @@ export class ImapMailProvider implements MailProvider {
         // Collected first: imapflow runs one command at a time, so a part cannot be fetched while this FETCH streams.
         const fetched = [];
         for await (const message of client.fetch(wanted.map((id) => id.uid).join(','), { uid: true, flags: true, internalDate: true, bodyStructure: true, headers: true }, { uid: true })) fetched.push(message);
-        for (const message of fetched) {
-          const parts = textPartsOf(message.bodyStructure);
+        const chosen = fetched.map((message) => ({ message, parts: textPartsOf(message.bodyStructure) }));
+        const texts = await partsBytes(
+          client,
+          chosen.flatMap(({ message, parts }) => {
+            const part = preferredPart(parts);
+            return part?.part ? [{ uid: message.uid, key: part.part, maxBytes: TEXT_PART_BYTES }] : [];
+          }),
+        );
+        for (const { message, parts } of chosen) {
           const part = preferredPart(parts);
-          const bytes = part?.part ? await partBytes(client, message.uid, part, TEXT_PART_BYTES) : undefined;
+          const bytes = texts.get(message.uid);
           const parsed = await parseHeadersAndPart(message.headers ?? Buffer.alloc(0), part && bytes ? { node: part, bytes } : undefined);
           const capped = capText(readableText(textOf(parsed, part)));
           const summary = summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, capped.text);
@@ -183,10 +190,17 @@ export class ImapMailProvider implements MailProvider {
     for await (const message of client.fetch(uids.join(','), { uid: true, flags: true, internalDate: true, bodyStructure: true, headers: HEADER_FIELDS }, { uid: true })) {
       fetched.push({ uid: message.uid, headers: message.headers ?? Buffer.alloc(0), flags: message.flags, internalDate: message.internalDate, structure: message.bodyStructure });
     }
-    for (const message of fetched) {
-      const parts = textPartsOf(message.structure);
+    const chosen = fetched.map((message) => ({ message, parts: textPartsOf(message.structure) }));
+    const snippets = await partsBytes(
+      client,
+      chosen.flatMap(({ message, parts }) => {
+        const part = preferredPart(parts);
+        return part?.part ? [{ uid: message.uid, key: part.part, maxBytes: part === parts.plain ? SNIPPET_BYTES.plain : SNIPPET_BYTES.html }] : [];
+      }),
+    );
+    for (const { message, parts } of chosen) {
       const part = preferredPart(parts);
-      const bytes = part?.part ? await partBytes(client, message.uid, part, part === parts.plain ? SNIPPET_BYTES.plain : SNIPPET_BYTES.html) : undefined;
+      const bytes = snippets.get(message.uid);
       const parsed = await parseHeadersAndPart(message.headers, part && bytes ? { node: part, bytes } : undefined);
       const text = readableText(textOf(parsed, part));
       found.set(message.uid, summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, text));
@@ -217,12 +231,26 @@ async function internalDates(client: ImapFlow, uids: number[]): Promise<Map<numb
   return dates;
 }
 
-/** The first `maxBytes` of one body part, as stored (still transfer-encoded). */
-async function partBytes(client: ImapFlow, uid: number, part: MessageStructureObject, maxBytes: number): Promise<Buffer | undefined> {
-  const key = part.part!;
-  const message = await client.fetchOne(String(uid), { uid: true, bodyParts: [{ key, maxLength: maxBytes }] }, { uid: true });
-  if (!message || !message.bodyParts) return undefined;
-  return message.bodyParts.get(key) ?? [...message.bodyParts.values()][0];
+/**
+ * The first bytes of one body part of each message, as stored (still transfer-encoded):
+ * one FETCH per distinct part and length (most mails' text is part 1 or 1.1), not one per
+ * message, so a search costs a few round trips whatever it lists.
+ */
+async function partsBytes(client: ImapFlow, wanted: Array<{ uid: number; key: string; maxBytes: number }>): Promise<Map<number, Buffer>> {
+  const groups = new Map<string, { key: string; maxBytes: number; uids: number[] }>();
+  for (const want of wanted) {
+    const group = groups.get(`${want.key}|${want.maxBytes}`) ?? { key: want.key, maxBytes: want.maxBytes, uids: [] };
+    group.uids.push(want.uid);
+    groups.set(`${want.key}|${want.maxBytes}`, group);
+  }
+  const bytes = new Map<number, Buffer>();
+  for (const group of groups.values()) {
+    for await (const message of client.fetch(group.uids.join(','), { uid: true, bodyParts: [{ key: group.key, maxLength: group.maxBytes }] }, { uid: true })) {
+      const part = message.bodyParts?.get(group.key) ?? [...(message.bodyParts?.values() ?? [])][0];
+      if (part) bytes.set(message.uid, part);
+    }
+  }
+  return bytes;
 }
 
 function summaryOf(
