@@ -155,6 +155,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     maxLatenessMs: config.reminders.maxLatenessMs,
     whatsappTemplateSid: config.twilio.whatsappReminderContentSid,
     recheckAfterMs: dispatchClaimMs + 5_000,
+    access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
   const lists = new ListService(prisma, clock);
   const pages = new PageService(

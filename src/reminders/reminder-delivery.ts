@@ -23,6 +23,12 @@ export interface ReminderDeliveryPolicy {
    * outbox's dispatch claim (60 s), so a send cut off by a crash can be taken over.
    */
   recheckAfterMs?: number | undefined;
+  /**
+   * Invite mode (src/access): a number no longer allowed (revoked) is treated as unknown, so
+   * its reminders are not sent (recorded like an opt-out; they resume if it is invited again).
+   * Absent: everyone is served.
+   */
+  access?: { mode: 'open' | 'invite'; ownerPhones: readonly string[] } | undefined;
 }
 
 /** Default for {@link ReminderDeliveryPolicy.recheckAfterMs}: the outbox's 60 s claim plus a margin. */
@@ -51,6 +57,7 @@ const LOCK_OCCURRENCE = `
 SELECT r."text", r."timezone", r."startLocal", r."rrule", r."status",
        (extract(epoch FROM r."nextDueAt") * 1000)::float8 AS "nextDueAt",
        u."id" AS "userId", u."phone", u."language", u."optedOut", u."preferredChannel",
+       EXISTS (SELECT 1 FROM "AccessGrant" g WHERE g."phone" = u."phone" AND g."revokedAt" IS NULL) AS "invited",
        (extract(epoch FROM u."lastWhatsappInboundAt") * 1000)::float8 AS "lastWhatsappInboundAt",
        d."status" AS "handledStatus", d."outboundGroupId" AS "handledGroupId"
 FROM "Reminder" r
@@ -70,6 +77,8 @@ interface LockedOccurrence {
   phone: string;
   language: string | null;
   optedOut: boolean;
+  /** On the owners' invite list (only consulted in invite mode). */
+  invited: boolean;
   preferredChannel: Channel;
   lastWhatsappInboundAt: number | null;
   handledStatus: ReminderDeliveryStatus | null;
@@ -266,7 +275,9 @@ export class ReminderDelivery {
     const due = () => formatLocal(dueAt, current.timezone);
     let status: ReminderDeliveryStatus;
     let text: string | undefined;
-    if (current.optedOut) status = 'opted_out';
+    const access = this.policy.access;
+    const shutOut = access?.mode === 'invite' && !current.invited && !access.ownerPhones.includes(current.phone);
+    if (current.optedOut || shutOut) status = 'opted_out';
     else if (lateness > this.policy.maxLatenessMs) [status, text] = ['reported', wording[language].missed(current.text, due())];
     else if (lateness > this.policy.lateAfterMs) [status, text] = ['late', wording[language].late(current.text, due())];
     else [status, text] = ['sent', wording[language].reminder(current.text)];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { strangerReplies } from '../../src/access/access-replies.js';
+import { DateTime } from 'luxon';
 import { ManualClock } from '../../src/shared/clock.js';
 import { HERALD_SMS_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
 
@@ -183,6 +184,30 @@ describe('invite mode', () => {
 
     expect(await ownerSays(`REVOKE ${member}`)).toBe(`${member} was not on the invite list.`);
     expect(await ownerSays(`revoke ${OWNER}`)).toBe(`${OWNER} is an owner (OWNER_PHONES); remove them there.`);
+  });
+
+  it('sends a revoked number no reminders (recorded as not sent) and sends them again once it is re-invited', async () => {
+    const member = '+12125550971';
+    await ownerSays(`INVITE ${member}`);
+    harness.anthropic.enqueue({ text: 'Hi!' });
+    await harness.exchange(member, 'hi');
+    const user = await prisma().user.findUniqueOrThrow({ where: { phone: member } });
+    const remind = async (text: string) => {
+      const at = DateTime.fromJSDate(clock.now(), { zone: user.timezone }).plus({ hours: 1 }).startOf('minute');
+      const created = await harness.herald.reminders.create(user.id, user.timezone, { text, at: at.toFormat("yyyy-MM-dd'T'HH:mm") });
+      if (!created.ok) throw new Error(created.error);
+      clock.set(at.toJSDate());
+      return harness.herald.reminderDelivery.deliver({ reminderId: created.value.id, dueAt: at.toUTC().toISO()! });
+    };
+
+    await ownerSays(`REVOKE ${member}`);
+    expect(await remind('Stretch')).toEqual({ kind: 'handled', status: 'opted_out', duplicate: false });
+    expect(harness.twilio.messages.filter((message) => message.to === member)).toHaveLength(1);
+
+    await ownerSays(`INVITE ${member}`);
+    expect(await remind('Stretch again')).toEqual({ kind: 'handled', status: 'sent', duplicate: false });
+    const [, reminder] = await harness.repliesTo(member, 2);
+    expect(reminder?.body).toBe('⏰ Reminder: Stretch again');
   });
 
   it('USERS lists who may use Herald, owners marked, most recently active first', async () => {
