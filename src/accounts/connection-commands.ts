@@ -7,6 +7,8 @@ import { SecretBox } from '../connections/secret-box.js';
 import { systemClock } from '../shared/clock.js';
 import { randomIds } from '../shared/ids.js';
 import { CommandError, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
+import { servesGmail } from '../email/gmail-mailbox.js';
+import { GMAIL_SEND_SCOPE } from '../email/gmail-provider.js';
 
 /** The services these commands use, on the command's database. */
 async function services({ config, database, logger }: AccountsContext) {
@@ -82,7 +84,9 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const settings = await context.database.prisma.calendarSettings.findUnique({ where: { userId: user.id } });
       const lines = all.map((connection) => {
         const inUse = connection.id === settings?.connectionId ? ', the calendar in use' : '';
-        return `${connection.id}  ${connection.provider}  ${connection.label}  ${connection.status}${inUse}`;
+        // One Google account can serve the calendar and mail: say what it is used for.
+        const mail = servesGmail(connection) ? `, Gmail (${connection.scopes.includes(GMAIL_SEND_SCOPE) ? 'read and send' : 'read only'})` : '';
+        return `${connection.id}  ${connection.provider}  ${connection.label}  ${connection.status}${inUse}${mail}`;
       });
       const calendar = settings?.connectionId ? '' : "\nCalendar: Herald's built-in calendar";
       return `${user.phone}: ${all.length === 0 ? 'no connected accounts' : `${all.length} connected account${all.length === 1 ? '' : 's'}`}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}${calendar}`;

@@ -63,6 +63,18 @@ describe('npm run accounts', () => {
     expect(run.stdout).toBe(`+14155552671: 1 connected account\n${saved!.id}  caldav  127.0.0.1 (ana)  active, the calendar in use\n`);
   });
 
+  it('list says what a Google account serves: Gmail, and whether it may send', async () => {
+    const user = await database.prisma.user.create({ data: { phone: '+14155552679', timezone: 'America/Chicago', updatedAt: new Date() } });
+    const box = new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64'));
+    const google = await database.prisma.connection.create({
+      data: { userId: user.id, provider: 'google', account: 'ana@gmail.com', label: 'Google (ana@gmail.com)', scopes: ['openid', 'email', 'https://www.googleapis.com/auth/gmail.readonly'], settings: {}, secrets: box.sealJson({ refreshToken: 'r' }), createdAt: new Date(), updatedAt: new Date() },
+    });
+    const run = await accounts('list', '--phone', '+14155552679');
+    expect(run.stdout).toBe(`+14155552679: 1 connected account\n${google.id}  google  Google (ana@gmail.com)  active, Gmail (read only)\nCalendar: Herald's built-in calendar\n`);
+    // The other tests count every connection in this database.
+    await database.prisma.user.delete({ where: { id: user.id } });
+  });
+
   it('fails clearly, saving nothing: a refused password, an unknown calendar, an unreachable server, a bad number', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--password', 'wrong'], /^Not connected: The server refused this username and password\./],
