@@ -11,8 +11,8 @@ import type { ConnectMethod } from './connect-method.js';
 /** What an HTTP request to a connect page gets. */
 export type ConnectResponse = { kind: 'document'; status: number; document: RenderedDocument } | { kind: 'redirect'; url: string };
 
-const invalidDocument = renderNotice('Link not valid', 'This link is not valid. Ask Herald for a new one: text "connect my calendar".');
-const expiredDocument = renderNotice('This link has expired', 'Connect links work for a short time only, to keep your accounts safe. Ask Herald for a fresh one: text "connect my calendar".');
+const invalidDocument = renderNotice('Link not valid', 'This link is not valid. Ask Herald for a new one: text "connect my calendar" or "connect my email".');
+const expiredDocument = renderNotice('This link has expired', 'Connect links work for a short time only, to keep your accounts safe. Ask Herald for a fresh one: text "connect my calendar" or "connect my email".');
 const usedDocument = renderNotice('This link was already used', 'Each connect link works once. If you still want to connect an account, ask Herald for a new link.');
 const STALE_NOTICE = 'This form was already sent, or changed since it was opened. Here it is again; try once more.';
 
