@@ -188,6 +188,37 @@ describe('Gmail on the shared Google connection', () => {
     expect(google.revokedTokens).toContain(refreshToken);
   });
 
+  it('mail first, then "connect my Google calendar": the same connection gains the calendar and keeps Gmail', async () => {
+    const { url } = await links.issue(userId, GOOGLE_EMAIL_PURPOSE);
+    await consent(redirect(await submit(url)));
+    const [mailOnly] = await store.list(userId);
+    expect(mailOnly!.scopes).not.toContain(CALENDAR_SCOPE);
+    const calendarLink = await links.issue(userId, 'google-calendar');
+    const consentUrl = new URL(redirect(await submit(calendarLink.url)));
+    expect(consentUrl.searchParams.get('scope')).toBe(`openid email ${CALENDAR_SCOPE}`);
+    await consent(consentUrl.toString());
+    const [both] = await store.list(userId);
+    expect(both!.id).toBe(mailOnly!.id);
+    expect(both!.scopes).toEqual(expect.arrayContaining([CALENDAR_SCOPE, ...GMAIL_SCOPES]));
+    expect((await calendars.calendarOf(userId)).key).toBe(both!.id);
+  });
+
+  it('another calendar replacing a Google one: the Google account gives up the calendar, kept for Gmail or deleted when it served only the calendar', async () => {
+    const caldav = () => store.save(userId, { provider: 'caldav', account: `ana${counter}@caldav.example`, label: 'CalDAV (ana)', settings: { serverUrl: 'https://caldav.example', username: 'ana', calendarUrl: 'https://caldav.example/ana/', calendarName: 'Personal' }, secrets: { password: 'x' } });
+    const onlyCalendar = await connectCalendar();
+    await calendars.useConnection(userId, (await caldav()).id);
+    expect(await store.find(userId, onlyCalendar)).toBeUndefined();
+
+    google.consentAs = email = `other${counter}@gmail.com`;
+    const shared = await connectCalendar();
+    const { url } = await links.issue(userId, GOOGLE_EMAIL_PURPOSE);
+    await consent(redirect(await submit(url)));
+    await calendars.useConnection(userId, (await caldav()).id);
+    const kept = (await store.find(userId, shared))!;
+    expect(kept.scopes).not.toContain(CALENDAR_SCOPE);
+    expect(kept.scopes).toEqual(expect.arrayContaining(GMAIL_SCOPES));
+  });
+
   it('reconnecting email after the calendar let go does not bring the calendar scope back from Google’s memory of it', async () => {
     const connectionId = await connectCalendar();
     const first = await links.issue(userId, GOOGLE_EMAIL_PURPOSE);
