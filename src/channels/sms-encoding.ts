@@ -28,7 +28,7 @@ const PLAIN_PUNCTUATION: Array<[RegExp, string]> = [
 /**
  * Replaces typographic punctuation (curly quotes, dashes, ellipsis, special spaces, bullets)
  * with its plain GSM-7 form, so that punctuation alone never pushes an SMS into UCS-2.
- * Text that needs UCS-2 anyway (Hebrew, emoji) is changed the same way, harmlessly.
+ * The outbox uses the result only when it is then all GSM-7 (see outboundBodies).
  */
 export function plainSmsPunctuation(text: string): string {
   return PLAIN_PUNCTUATION.reduce((current, [pattern, replacement]) => current.replace(pattern, replacement), text);

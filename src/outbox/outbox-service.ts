@@ -3,7 +3,7 @@ import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import { formatForChannel } from '../channels/format-message.js';
 import { splitMessage } from '../channels/split-message.js';
-import { capSmsSegments, plainSmsPunctuation } from '../channels/sms-encoding.js';
+import { capSmsSegments, isGsm7, plainSmsPunctuation } from '../channels/sms-encoding.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
@@ -73,15 +73,18 @@ type PartOutcome = { kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind
 
 /**
  * The bodies a draft is stored as: converted for the channel and split at 1600 characters;
- * a template is one part. On SMS, typographic punctuation becomes plain GSM-7 (one curly
- * quote would make the whole text UCS-2, tripling its segments) and the text is capped at
+ * a template is one part. On SMS, typographic punctuation becomes plain GSM-7 when that makes
+ * the whole text GSM-7 (one curly quote would make it UCS-2, tripling its segments) and the text is capped at
  * `smsMaxSegments` segments (SMS_MAX_SEGMENTS).
  */
 export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>, smsMaxSegments = Number.POSITIVE_INFINITY): string[] {
   if (draft.template) return [draft.text];
   const formatted = formatForChannel(draft.text, draft.channel);
   if (draft.channel !== 'sms') return splitMessage(formatted);
-  return splitMessage(capSmsSegments(plainSmsPunctuation(formatted), smsMaxSegments));
+  // Plain punctuation only where it makes the text GSM-7: text that needs Unicode anyway
+  // (Hebrew, emoji, a ✓) costs the same per character, and "..." is longer than "…".
+  const plain = plainSmsPunctuation(formatted);
+  return splitMessage(capSmsSegments(isGsm7(plain) ? plain : formatted, smsMaxSegments));
 }
 
 /**
