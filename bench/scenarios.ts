@@ -14,30 +14,46 @@
  * (wall time minus time spent waiting for the model). Then a typical day for one user.
  */
 import { performance } from 'node:perf_hooks';
-import { createAgentRegistry } from '../src/agents/agent-registry.js';
-import { generalAgent } from '../src/agents/general/general-agent.js';
-import { listAgent } from '../src/agents/lists/list-agent.js';
-import { memoryAgent } from '../src/agents/memory/memory-agent.js';
-import { schedulerAgent } from '../src/agents/scheduler/scheduler-agent.js';
-import { loadConfig } from '../src/config/config.js';
+import { createHeraldAgents } from '../src/agents/herald-agents.js';
+import { createCalendarModule } from '../src/calendar/calendar-module.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import type { OrchestratorContext } from '../src/context/orchestrator-context.js';
 import { connectDatabase } from '../src/db/database.js';
+import type { PrismaClient } from '../src/db/prisma-types.js';
+import { createEmailModule } from '../src/email/email-module.js';
+import type { Logger } from '../src/logging/logger.js';
 import { ListService } from '../src/lists/list-service.js';
 import { FactService } from '../src/memory/fact-service.js';
 import { AnthropicModel } from '../src/model/anthropic-model.js';
 import { FallbackModel } from '../src/model/fallback-model.js';
 import { orchestrate, type OrchestratorDependencies, type OrchestratorResult } from '../src/orchestrator/orchestrate.js';
 import { PrismaPlanStore } from '../src/orchestrator/plan-store.js';
+import { FormRegistry } from '../src/pages/form-definition.js';
+import { PageService } from '../src/pages/page-service.js';
+import { PageStore } from '../src/pages/page-store.js';
 import { JobQueue } from '../src/queue/job-queue.js';
 import { ReminderService } from '../src/reminders/reminder-service.js';
 import { systemClock } from '../src/shared/clock.js';
 import { randomIds } from '../src/shared/ids.js';
+import { profileForm } from '../src/users/profile-form.js';
 import { UserService } from '../src/users/user-service.js';
 import { FakeAnthropicServer, type ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
 
 const MODEL_LATENCY_MS = 50;
+// Any fixed key: the benchmark connects no accounts, but the calendar module wants one.
+const BENCH_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** Every agent production runs (calendar and email included), wired as src/runtime.ts does. */
+async function productionRegistry(config: Config, prisma: PrismaClient, services: { users: UserService; facts: FactService; reminders: ReminderService }, logger: Logger) {
+  const ids = randomIds;
+  const lists = new ListService(prisma, systemClock);
+  const pages = new PageService(new PageStore(prisma, logger), lists, new FormRegistry([profileForm(services.users)]), systemClock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.publicBaseUrl }, logger);
+  const calendar = await createCalendarModule({ config, prisma, reminders: services.reminders, clock: systemClock, ids, logger });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock: systemClock, ids, logger });
+  return createHeraldAgents({ ...services, lists, pages, calendar, email }, config.limits.agentPromptTokens);
+}
 const REPETITIONS = 20;
 const OVERHEAD_TARGET_MS = 20;
 const DAY_TARGET_USD = 0.03;
@@ -197,7 +213,7 @@ export const scenariosBenchmark: Benchmark = {
     const databaseInfo = await postgres.createMigratedDatabase('scenarios', logger);
     const database = connectDatabase(databaseInfo.url, 5);
     const fake = await FakeAnthropicServer.start();
-    const config = loadConfig({ ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: fake.url });
+    const config = loadConfig({ ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: fake.url, HERALD_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY });
     const rows: Array<Array<string | number>> = [];
     const checks: Check[] = [];
     const measured = new Map<string, Measured>();
@@ -206,7 +222,7 @@ export const scenariosBenchmark: Benchmark = {
       const facts = new FactService(database.prisma, database.pool, systemClock);
       const reminders = new ReminderService(database.prisma, new JobQueue(database.pool, logger), systemClock, { maxTextLength: 500, maxActivePerUser: 500 });
       // The production registry, so the planner's prompt is as long as it really is.
-      const registry = createAgentRegistry([schedulerAgent(reminders), listAgent(new ListService(database.prisma, systemClock)), memoryAgent(facts, users), generalAgent]);
+      const registry = await productionRegistry(config, database.prisma, { users, facts, reminders }, logger);
       const model = new FallbackModel(new AnthropicModel({ apiKey: 'bench', baseUrl: fake.url, timeoutMs: 10_000, maxRetries: 0 }), logger);
       const deps = (): OrchestratorDependencies => ({
         model,

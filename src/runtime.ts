@@ -13,12 +13,7 @@ import { ConfirmationService } from './confirmations/confirmation-service.js';
 import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
-import { createAgentRegistry } from './agents/agent-registry.js';
-import { generalAgent } from './agents/general/general-agent.js';
-import { memoryAgent } from './agents/memory/memory-agent.js';
 import { FactService } from './memory/fact-service.js';
-import { listAgent } from './agents/lists/list-agent.js';
-import { schedulerAgent } from './agents/scheduler/scheduler-agent.js';
 import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
@@ -37,13 +32,13 @@ import { TurnRunner } from './turns/turn-runner.js';
 import { TURN_QUEUE, TurnScheduler, turnQueueDefinition, type TurnJobData } from './turns/turn-scheduler.js';
 import { TurnWorker } from './turns/turn-worker.js';
 import { UserService } from './users/user-service.js';
-import { uiAgent } from './agents/ui/ui-agent.js';
 import { DEFAULT_HERALD_NUMBER } from './dev/dev-webhook.js';
 import { feedingTransport, OutboundFeed } from './dev/outbound-feed.js';
 import { FormRegistry } from './pages/form-definition.js';
 import { PageService } from './pages/page-service.js';
 import { PageStore } from './pages/page-store.js';
 import { profileForm } from './users/profile-form.js';
+import { createHeraldAgents } from './agents/herald-agents.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
 import { createEmailModule, type EmailModule } from './email/email-module.js';
 import { createHmac } from 'node:crypto';
@@ -183,12 +178,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createAgentRegistry(
-      [schedulerAgent(reminders), listAgent(lists), memoryAgent(facts, users), uiAgent(pages), calendar.agent, email.agent, generalAgent].map((agent) => ({
-        ...agent,
-        promptBudgetTokens: config.limits.agentPromptTokens,
-      })),
-    ),
+    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,

@@ -1,0 +1,41 @@
+import type { ListService } from '../lists/list-service.js';
+import type { FactService } from '../memory/fact-service.js';
+import type { PageService } from '../pages/page-service.js';
+import type { ReminderService } from '../reminders/reminder-service.js';
+import type { UserService } from '../users/user-service.js';
+import type { AgentDefinition } from './agent-definition.js';
+import { createAgentRegistry, type AgentRegistry } from './agent-registry.js';
+import { generalAgent } from './general/general-agent.js';
+import { listAgent } from './lists/list-agent.js';
+import { memoryAgent } from './memory/memory-agent.js';
+import { schedulerAgent } from './scheduler/scheduler-agent.js';
+import { uiAgent } from './ui/ui-agent.js';
+
+/** The services Herald's agents act through; the calendar and email modules bring their own agents. */
+export interface HeraldAgentServices {
+  reminders: ReminderService;
+  lists: ListService;
+  facts: FactService;
+  users: UserService;
+  pages: PageService;
+  calendar: { agent: AgentDefinition };
+  email: { agent: AgentDefinition };
+}
+
+/**
+ * Every agent Herald runs, in one place: the runtime and the scenarios benchmark both build
+ * their registry here, so a benchmark's planner prompt is as long as production's.
+ * `promptBudgetTokens` is each agent's context budget (CTX-6, AGENT_PROMPT_TOKENS).
+ */
+export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTokens: number): AgentRegistry {
+  const agents = [
+    schedulerAgent(services.reminders),
+    listAgent(services.lists),
+    memoryAgent(services.facts, services.users),
+    uiAgent(services.pages),
+    services.calendar.agent,
+    services.email.agent,
+    generalAgent,
+  ];
+  return createAgentRegistry(agents.map((agent) => ({ ...agent, promptBudgetTokens })));
+}
