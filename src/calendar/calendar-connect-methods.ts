@@ -62,11 +62,11 @@ export function calendarConnectMethods(deps: { calendars: CalendarService; links
         form: { title: 'Google Calendar', submitLabel: 'Continue to Google', schema: z.object({}), fields: [] },
         submit: async (link) => {
           const { state, codeChallenge } = await deps.links.beginOAuth(link.id);
-          return { kind: 'redirect', url: google.consentUrl([GOOGLE_CALENDAR_SCOPE], state, codeChallenge) };
+          return { kind: 'redirect', url: google.consentUrl(await google.scopesFor(link.userId, [GOOGLE_CALENDAR_SCOPE]), state, codeChallenge) };
         },
         completeOAuth: async (link, code, verifier) => {
           try {
-            const connection = await google.connect(link.userId, code, verifier, [GOOGLE_CALENDAR_SCOPE]);
+            const connection = await google.connect(link.userId, code, verifier, await google.scopesFor(link.userId, [GOOGLE_CALENDAR_SCOPE]));
             if (!connection.scopes.includes(GOOGLE_CALENDAR_SCOPE)) return { kind: 'refused', formError: 'Google did not give Herald access to your calendar. Try again and allow it.' };
             await deps.calendars.useConnection(link.userId, connection.id);
             return { kind: 'done', message: `Connected ${connection.label}. Herald now uses your Google Calendar. You can close this page and text Herald.` };

@@ -70,6 +70,16 @@ export class GoogleAccounts {
   }
 
   /**
+   * What a consent page should ask for: `requested`, plus what the user's Google connections
+   * that lost their access (revoked, expired) were used for, so one reconnect brings back the
+   * calendar and the mail together. An active connection only gains what is asked now.
+   */
+  async scopesFor(userId: string, requested: string[]): Promise<string[]> {
+    const broken = (await this.connections.list(userId)).filter((connection) => connection.provider === 'google' && connection.status === 'needs_reconnect');
+    return [...new Set([...requested, ...broken.flatMap((connection) => featureScopes(connection.scopes))])];
+  }
+
+  /**
    * Exchanges the code (with its verifier) and saves the user's Google connection: one per
    * Google account, whatever features it serves. The scopes recorded are those the new token
    * really has (with `include_granted_scopes`, earlier grants too) among the ones Herald uses

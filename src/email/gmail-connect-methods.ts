@@ -29,9 +29,9 @@ export interface GmailConnectDependencies {
  */
 export function gmailConnectMethods(deps: GmailConnectDependencies): ConnectMethod[] {
   const { links, google, logger } = deps;
-  const startConsent = async (linkId: string) => {
-    const { state, codeChallenge } = await links.beginOAuth(linkId);
-    return { kind: 'redirect' as const, url: google.consentUrl(GMAIL_SCOPES, state, codeChallenge) };
+  const startConsent = async (link: { id: string; userId: string }) => {
+    const { state, codeChallenge } = await links.beginOAuth(link.id);
+    return { kind: 'redirect' as const, url: google.consentUrl(await google.scopesFor(link.userId, GMAIL_SCOPES), state, codeChallenge) };
   };
   const methods: ConnectMethod[] = [
     defineConnectMethod({
@@ -40,10 +40,10 @@ export function gmailConnectMethods(deps: GmailConnectDependencies): ConnectMeth
       intro:
         'Google will ask you to let Herald **read** your mail and **send** mail as you. Herald reads mail only when you ask about it, never sends anything without your YES to the exact draft, cannot delete anything, and you can remove its access at any time in your Google account.',
       form: { title: 'Gmail', submitLabel: 'Continue to Google', schema: z.object({}), fields: [] },
-      submit: async (link) => startConsent(link.id),
+      submit: async (link) => startConsent(link),
       completeOAuth: async (link, code, verifier) => {
         try {
-          const connection = await google.connect(link.userId, code, verifier, GMAIL_SCOPES);
+          const connection = await google.connect(link.userId, code, verifier, await google.scopesFor(link.userId, GMAIL_SCOPES));
           if (!connection.scopes.includes(GMAIL_READ_SCOPE)) return { kind: 'refused', formError: 'Google did not give Herald access to your mail. Try again and allow reading your email.' };
           const sending = connection.scopes.includes(GMAIL_SEND_SCOPE)
             ? ''
@@ -87,7 +87,7 @@ export function gmailConnectMethods(deps: GmailConnectDependencies): ConnectMeth
           if (!(await links.repurpose(link.id, purpose))) return { kind: 'refused', formError: 'This link was already used. Ask Herald for a new one.' };
           logger.info({ linkId: link.id, userId: link.userId, chosen: purpose }, 'email connect method chosen');
           // Google: straight on to its consent page. Another mailbox: the same link, now its form.
-          return values.service === 'google' ? startConsent(link.id) : { kind: 'redirect', url: links.urlOf(link) };
+          return values.service === 'google' ? startConsent(link) : { kind: 'redirect', url: links.urlOf(link) };
         },
       }),
     );

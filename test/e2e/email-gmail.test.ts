@@ -239,19 +239,24 @@ describe('Gmail through the webhook (the official client against the fake Google
     expect(google.apiRequests).toHaveLength(apiCalls);
     expect(harness.anthropic.requests).toHaveLength(6);
 
-    // The link goes straight to Google's consent for mail; reconnecting makes mail work again.
+    // The link goes straight to Google's consent, for everything the account was used for: one
+    // reconnect brings back the mail and the calendar.
     const link = /https:\/\/herald\.test\/connect\/\S+/.exec(reply)![0];
     const page = await harness.herald.app.inject({ method: 'GET', url: path(link) });
     const started = await harness.herald.app.inject({ method: 'POST', url: path(link), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ ...controls(page.body) }).toString() });
     expect(started.statusCode).toBe(303);
     const consent = new URL(started.headers.location as string);
-    expect(consent.searchParams.get('scope')).toBe(['openid', 'email', ...GMAIL_SCOPES].join(' '));
+    expect(consent.searchParams.get('scope')).toBe(['openid', 'email', ...GMAIL_SCOPES, CALENDAR_SCOPE].join(' '));
     const approved = await fetch(consent, { redirect: 'manual' });
     const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace(PUBLIC_BASE_URL, '') });
     expect(done.statusCode).toBe(200);
-    expect(await connection()).toMatchObject({ status: 'active' });
+    expect(await connection()).toMatchObject({ status: 'active', scopes: expect.arrayContaining([CALENDAR_SCOPE, ...GMAIL_SCOPES]) });
     const mailbox = await harness.herald.email.emails.mailboxOf(userId);
     expect(mailbox.kind).toBe('ready');
+    if (mailbox.kind === 'ready') expect((await mailbox.provider.search({})).total).toBe(0);
+    const calendar = await harness.herald.calendar.calendars.calendarOf(userId);
+    expect(calendar.key).toBe(connectionId);
+    expect(await calendar.provider.listEvents({ from: new Date(), to: new Date(Date.now() + 86_400_000) }, ZONE)).toEqual([]);
   });
 
   it('"connect my email" from a calendar-only Google user: the page offers Google, consent asks only for Gmail, the same connection gains mail and the calendar keeps working', async () => {

@@ -121,6 +121,8 @@ export class FakeGoogleServer {
   revokeAll(): void {
     for (const token of this.refreshTokens.values()) token.revoked = true;
     this.accessTokens.clear();
+    // Google forgets the grants too: include_granted_scopes brings nothing back.
+    this.granted.clear();
   }
 
   /** The next API requests answer these statuses (5xx, 403…), in order. */
