@@ -306,6 +306,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         },
       );
       await recovery.takeOverLapsedLeases();
+      await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
       const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;

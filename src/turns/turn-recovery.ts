@@ -18,8 +18,8 @@ const TAKEOVER_BATCH = 500;
  *   schedules the user's pending work, in one transaction, so exactly one instance takes
  *   each one over.
  * - {@link recover}, at start-up and every minute: inbound messages never answered and
- *   replies never delivered (a job lost with its process), and turn rows left `running`
- *   by a holder that is gone.
+ *   replies never delivered (a job lost with its process); at start-up also
+ *   {@link closeAbandonedTurns}, turn rows left `running` by a holder that is gone.
  *
  * Scheduling is idempotent: a turn job that finds nothing to do simply ends.
  */
@@ -33,7 +33,6 @@ export class TurnRecovery {
 
   /** Schedules a turn for every user with orphaned work older than `olderThanMs`; returns how many. */
   async recover(olderThanMs = 0): Promise<number> {
-    await this.closeAbandonedTurns();
     const before = new Date(this.clock.now().getTime() - olderThanMs);
     // Leases are not consulted: a turn job for a user whose lease is live (perhaps held by
     // a dead instance) reschedules itself for when the lease lapses.
@@ -92,9 +91,11 @@ export class TurnRecovery {
   /**
    * Closes turn rows still `running` whose user holds no lease: a turn runs only under
    * its user's lease, and the lease is released only after the turn's row is closed, so
-   * such a turn's worker is gone (killed before lapsed leases were taken over, say).
+   * such a turn's worker is gone (killed before lapsed leases were taken over, say). A
+   * start-up backstop (it scans running turns): the lapsed-lease sweep and the next turn of
+   * the same user close them as they happen.
    */
-  private async closeAbandonedTurns(): Promise<void> {
+  async closeAbandonedTurns(): Promise<void> {
     const closed = await this.prisma.$executeRaw`
       UPDATE "Turn" AS t
          SET status = 'failed', "errorKind" = 'interrupted', "errorMessage" = ${ABANDONED_TURN_MESSAGE}, "finishedAt" = ${this.clock.now().toISOString().replace('Z', '')}::timestamp
