@@ -96,10 +96,11 @@ export class AccessService {
    * invite list; in open mode every user.
    */
   async users(): Promise<AccessEntry[]> {
+    // One index probe per user (Message's userId+createdAt index), not a scan of every message.
     const lastActive = await this.prisma.$queryRaw<Array<{ phone: string; name: string | null; lastActiveAt: Date | null }>>`
-      SELECT u."phone", u."name", max(m."createdAt") AS "lastActiveAt"
-        FROM "User" u LEFT JOIN "Message" m ON m."userId" = u."id" AND m."role" = 'user'
-       GROUP BY u."id"`;
+      SELECT u."phone", u."name",
+             (SELECT m."createdAt" FROM "Message" m WHERE m."userId" = u."id" AND m."role" = 'user' ORDER BY m."createdAt" DESC LIMIT 1) AS "lastActiveAt"
+        FROM "User" u`;
     const byPhone = new Map(lastActive.map((row) => [row.phone, row]));
     let entries: AccessEntry[];
     if (this.settings.mode === 'open') {
