@@ -12,6 +12,10 @@ export class TcpFaultProxy {
   serverBytes = 0;
   /** How many connections were cut by a {@link dropOn} rule. */
   drops = 0;
+  /** How many connections clients opened (counted when accepted, before any byte moves). */
+  connections = 0;
+  /** What clients sent, as text, in order (to check, say, that no password was sent). */
+  readonly clientText: string[] = [];
   private rules: Array<{ pattern: RegExp; remaining: number }> = [];
   private readonly sockets = new Set<Socket>();
   private server: Server;
@@ -61,6 +65,7 @@ export class TcpFaultProxy {
   }
 
   private handle(client: Socket): void {
+    this.connections += 1;
     const upstream = connect(this.targetPort, '127.0.0.1');
     this.sockets.add(client);
     this.sockets.add(upstream);
@@ -72,6 +77,7 @@ export class TcpFaultProxy {
     };
     client.on('data', (chunk: Buffer) => {
       const text = chunk.toString('latin1');
+      this.clientText.push(text);
       const rule = this.rules.find((candidate) => candidate.remaining > 0 && candidate.pattern.test(text));
       if (rule) {
         rule.remaining -= 1;
