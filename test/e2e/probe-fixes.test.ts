@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../db/wait-until.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
@@ -78,5 +79,16 @@ describe('probe fixes', () => {
     h.anthropic.enqueue({ text: 'Hello other.' });
     expect((await h.inbound({ from: '+14155550904', body: 'hi' })).statusCode).toBe(200);
     await h.repliesTo('+14155550904', 1);
+  });
+
+  it('never replies from the webhook\'s To when no sender is configured for that channel: the part fails, recorded, nothing sent', async () => {
+    harness = await HeraldHarness.start({ env: { TWILIO_WHATSAPP_FROM: '' } });
+    const h = harness;
+    h.anthropic.enqueue({ text: 'Hello on WhatsApp.' });
+    expect((await h.inbound({ from: 'whatsapp:+14155550905', body: 'hi', to: 'whatsapp:+15005550009' })).statusCode).toBe(200);
+    await waitUntil(async () => (await h.database.prisma.outboundMessage.count({ where: { status: 'failed' } })) === 1, 'the reply part to be marked failed');
+    const [part] = await h.database.prisma.outboundMessage.findMany();
+    expect(part).toMatchObject({ status: 'failed', errorMessage: 'no sender configured for whatsapp' });
+    expect(h.twilio.requests).toHaveLength(0);
   });
 });
