@@ -144,13 +144,33 @@ export class GoogleAccounts {
     }
     const secrets = await this.connections.secrets(connection, googleSecretsSchema).catch(() => undefined);
     await this.connections.remove(connection.userId, connection.id);
-    if (secrets) {
-      await this.oauthClient()
-        .revokeToken(secrets.refreshToken)
-        .catch((error: unknown) => this.logger.warn({ connectionId: connection.id, error: String(error) }, 'Google did not confirm revoking the grant; the credentials are deleted from Herald'));
-    }
+    if (secrets) await this.revokeGrant(connection.id, secrets.refreshToken);
     this.logger.info({ connectionId: connection.id, userId: connection.userId }, 'Google connection deleted: nothing uses it any more');
     return 'deleted';
+  }
+
+  /**
+   * For DELETE MY DATA: reads the user's Google grants now, while their credentials still
+   * exist, and returns what revokes them at Google once the erase has committed (not
+   * before: an erase that fails leaves the user's accounts working).
+   */
+  async revocationFor(userId: string): Promise<() => Promise<void>> {
+    const grants: Array<{ connectionId: string; refreshToken: string }> = [];
+    for (const connection of await this.connections.list(userId)) {
+      if (connection.provider !== 'google') continue;
+      const secrets = await this.connections.secrets(connection, googleSecretsSchema).catch(() => undefined);
+      if (secrets) grants.push({ connectionId: connection.id, refreshToken: secrets.refreshToken });
+    }
+    return async () => {
+      for (const grant of grants) await this.revokeGrant(grant.connectionId, grant.refreshToken);
+    };
+  }
+
+  /** Revokes a grant at Google, best effort: the credentials are gone from Herald either way. */
+  private async revokeGrant(connectionId: string, refreshToken: string): Promise<void> {
+    await this.oauthClient()
+      .revokeToken(refreshToken)
+      .catch((error: unknown) => this.logger.warn({ connectionId, error: String(error) }, 'Google did not confirm revoking the grant; the credentials are deleted from Herald'));
   }
 
   /** The API base URL clients are pointed at (Google's, or a test's fake). */

@@ -4,6 +4,11 @@ import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { TURN_QUEUE } from '../turns/turn-scheduler.js';
 
+/** A service where the user granted Herald access (Google): what revokes it, read before the erase. */
+export interface GrantHolder {
+  revocationFor(userId: string): Promise<() => Promise<void>>;
+}
+
 /** Thrown inside the erase transaction to roll it back while one of the user's messages is being sent. */
 class SendInFlight extends Error {}
 
@@ -24,27 +29,36 @@ const IN_FLIGHT_RETRY_MS = 100;
  * (its message is then being sent, or sent) or finds the reminder gone. And it never
  * commits while one of the user's messages is claimed for sending: it rolls back and
  * tries again until that send is over. Pending parts are locked, so no sender can claim
- * one meanwhile. So nothing goes out after the erase commits.
+ * one meanwhile. So nothing goes out after the erase commits. Grants at Google are revoked
+ * after it commits (an erase that fails leaves the user's accounts working).
  */
 export class UserEraser {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly sleep: (milliseconds: number) => Promise<void> = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+    private readonly options: {
+      /** Grants held at other services (Google's), revoked once the erase has committed. */
+      grants?: GrantHolder[];
+      sleep?: (milliseconds: number) => Promise<void>;
+    } = {},
   ) {}
 
   /** Erases everything of `userId`; false when there was no such user. */
   async erase(userId: string): Promise<boolean> {
+    // Read before the erase: the credentials that name the grants are erased with the user.
+    const revocations = await Promise.all((this.options.grants ?? []).map((holder) => holder.revocationFor(userId)));
+    const sleep = this.options.sleep ?? ((milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds)));
     for (let attempt = 1; ; attempt += 1) {
       try {
         const erased = await this.prisma.$transaction((transaction) => this.eraseOnce(transaction as unknown as PrismaClient, userId), { timeout: 30_000 });
         this.logger.info({ userId, attempts: attempt, erased }, erased ? 'user data erased' : 'nothing to erase: no such user');
+        if (erased) for (const revoke of revocations) await revoke();
         return erased;
       } catch (error) {
         if (!(error instanceof SendInFlight)) throw error;
         this.logger.debug({ userId, attempt }, 'a message to the user is being sent; erasing once it is out');
-        await this.sleep(IN_FLIGHT_RETRY_MS);
+        await sleep(IN_FLIGHT_RETRY_MS);
       }
     }
   }

@@ -346,4 +346,14 @@ describe('Gmail through the webhook (the official client against the fake Google
     expect(mailbox.kind).toBe('ready');
     if (mailbox.kind === 'ready') expect(await mailbox.provider.search({})).toEqual({ total: 0, messages: [] });
   });
+  it('DELETE MY DATA, then YES: the Google connection is erased and Herald\'s grant revoked at Google (not before the YES)', async () => {
+    await connectGoogle([CALENDAR_SCOPE, ...GMAIL_SCOPES]);
+    const { refreshToken } = await harness.herald.calendar.connections.secrets({ id: connectionId }, googleSecretsSchema);
+    await send('DELETE MY DATA');
+    expect(google.revokedTokens).not.toContain(refreshToken);
+    await send('YES');
+    expect(await connection()).toBeNull();
+    expect(google.revokedTokens).toContain(refreshToken);
+    expect(harness.anthropic.requests).toHaveLength(0);
+  });
 });
