@@ -214,7 +214,15 @@ function criteriaOf(query: MailQuery): SearchObject {
   if (query.from) criteria.from = query.from;
   if (query.to) criteria.to = query.to;
   if (query.subject) criteria.subject = query.subject;
-  if (query.text) criteria.text = query.text;
+  if (query.text) {
+    // Every word somewhere in the message (as people and Gmail read "kayak rental"), not the
+    // exact phrase IMAP's TEXT would look for; a "quoted phrase" stays one. AND as
+    // NOT (OR (NOT a) (NOT b)): one SEARCH key cannot repeat in imapflow's query object.
+    const phrase = /^"(.+)"$/.exec(query.text.trim())?.[1];
+    const words = phrase ? [phrase] : query.text.trim().split(/\s+/).slice(0, 8);
+    if (words.length === 1) criteria.text = words[0];
+    else criteria.not = { or: words.map((word) => ({ not: { text: word } })) };
+  }
   if (query.unread) criteria.seen = false;
   // Widened by a day each side: IMAP dates ignore the time and the zone.
   if (query.since) criteria.since = new Date(query.since.getTime() - DAY_MS);

@@ -79,6 +79,18 @@ describe('IMAP provider: sessions, faults and size', () => {
     await second.close();
   });
 
+  it('finds mail with every word of a search, in any order, and a "quoted phrase" as it is', async () => {
+    const date = new Date('2026-05-19T10:00:00Z');
+    await dovecot.deliver('ana', { raw: await rawMail({ from: 'kayak@example.com', to: 'ana@herald.test', subject: 'Booking', text: 'Your rental of the kayak is confirmed for Sunday.', date }), internalDate: date });
+    const provider = imapProvider(settings(), 'app-password');
+    expect((await provider.search({ text: 'kayak rental' })).messages.map((message) => message.from.address)).toEqual(['kayak@example.com']);
+    expect((await provider.search({ text: 'kayak rental sunday confirmed' })).total).toBe(1);
+    expect((await provider.search({ text: 'kayak canoe' })).total).toBe(0);
+    expect((await provider.search({ text: '"kayak rental"' })).total).toBe(0);
+    expect((await provider.search({ text: '"rental of the kayak"' })).total).toBe(1);
+    await provider.close();
+  });
+
   it('reuses one connection for a series of calls', async () => {
     const provider = imapProvider(settings(), 'app-password');
     const connections = proxy.connections;
