@@ -35,12 +35,33 @@ const visibleOnly: FormatCallback = (element, walk, builder) => {
   if (block) builder.closeBlock({ trailingLineBreaks: 1 });
 };
 
+/**
+ * Simple selectors (a class, an id, a tag with a class) that the mail's own stylesheet hides
+ * (`.note{display:none}`): the same trick as an inline style, one step removed. Rules inside
+ * @media blocks are not read (they show or hide per screen size, which is not hiding text).
+ */
+function hiddenByStylesheet(html: string): string[] {
+  const found = new Set<string>();
+  for (const block of html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)) {
+    const css = block[1]!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/@(media|supports|container)[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/gi, '');
+    for (const rule of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+      const body = rule[2]!.toLowerCase().replace(/\s+/g, '');
+      if (!/(^|;)(display:none|visibility:hidden|font-size:0(px|pt|em|rem|%)?(;|$|!)|opacity:0(;|$|!))/.test(body)) continue;
+      for (const selector of rule[1]!.split(',').map((part) => part.trim())) {
+        if (/^([a-z][a-z0-9]*)?[.#][a-z_-][a-z0-9_-]*$/i.test(selector)) found.add(selector);
+      }
+    }
+  }
+  return [...found].slice(0, 100);
+}
+
 /** HTML as the text a person sees: hidden elements, scripts, styles, images and quoted replies left out, links as their words. */
 export function htmlToReadableText(html: string): string {
   return convert(html, {
     wordwrap: false,
     formatters: { visibleOnly },
     selectors: [
+      ...hiddenByStylesheet(html).map((selector) => ({ selector, format: 'skip' })),
       { selector: '[style]', format: 'visibleOnly' },
       { selector: '[hidden]', format: 'skip' },
       { selector: 'head', format: 'skip' },

@@ -23,6 +23,19 @@ describe('mail text', () => {
     for (const secret of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']) expect(text.split(/\W+/)).not.toContain(secret);
   });
 
+  it("leaves out text the mail's own stylesheet hides, and not what a media query hides per screen", () => {
+    const html = `<html><head><style>
+      /* hide */ .x1 { display: none } div#x2{visibility:hidden}
+      span.x3, .x4 { font-size: 0; } .shown { color: red }
+      @media (max-width: 600px) { .mobile { display: none } }
+    </style></head><body><p>Visible</p><div class="x1">alpha</div><div id="x2">bravo</div><span class="x3">charlie</span><p class="x4">delta</p><p class="shown">echo</p><p class="mobile">foxtrot</p></body></html>`;
+    const text = htmlToReadableText(html);
+    expect(text).toContain('Visible');
+    expect(text).toContain('echo');
+    expect(text).toContain('foxtrot');
+    for (const hidden of ['alpha', 'bravo', 'charlie', 'delta']) expect(text).not.toContain(hidden);
+  });
+
   it('trims quoted history in the forms mail programs write it', () => {
     expect(trimQuotedHistory('Yes!\n\nOn Tue, 3 Mar 2026 at 09:00, Dana Levi <dana@example.com> wrote:\n> Lunch?')).toBe('Yes!\n');
     expect(trimQuotedHistory('Yes!\n\nOn Tue, 3 Mar 2026 at 09:00, Dana Levi <dana@example.com>\nwrote:\n> Lunch?')).toBe('Yes!\n');
