@@ -9,7 +9,6 @@
  * in full, and the agent's fixed prompt (instructions and tool definitions).
  * Targets: search p95 under 1 s (by sender, unread), get p95 under 500 ms.
  */
-import { performance } from 'node:perf_hooks';
 import { emailAgent } from '../src/agents/email/email-agent.js';
 import { ConnectLinks } from '../src/connections/connect-links.js';
 import { ConnectionStore } from '../src/connections/connection-store.js';
@@ -25,46 +24,12 @@ import type { ToolContext, ToolDefinition } from '../src/tools/tool.js';
 import { DovecotServer } from '../test/helpers/dovecot-server.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import type { Benchmark, Check } from './support/benchmark.js';
+import { call, mail, MESSAGES, RUNS, senders, timed, UNREAD, WARM_UP } from './support/mailbox-fixtures.js';
 import { banner, ms, percentile, table } from './support/report.js';
 
 const ZONE = 'America/New_York';
-const MESSAGES = 10_000;
-const UNREAD = 50;
-const RUNS = 30;
-const WARM_UP = 3;
 const SEARCH_TARGET_MS = 1000;
 const GET_TARGET_MS = 500;
-
-const senders = ['Dana Levi <dana@example.com>', 'Bank <statements@bank.example>', 'Shop <deals@shop.example>', 'Omer <omer@work.example>', 'Newsletter <news@letters.example>', 'Carol <carol@example.org>', 'GitHub <noreply@github.example>', 'Airline <trips@air.example>'];
-const topics = ['Trip dates', 'Your statement is ready', 'Weekly deals', 'Quarterly plan', 'This week in tech', 'Dinner on Friday?', 'Pull request merged', 'Your booking'];
-
-/** A realistic mail of 1-3 KB: plain text, or HTML only for every fifth. */
-function mail(index: number, date: Date, to: string): string {
-  const from = senders[index % senders.length]!;
-  const subject = `${topics[index % topics.length]} #${index}`;
-  const paragraph = `Hello, this is message ${index}. ${'Here are some more details about the plan, the dates and the people involved. '.repeat(8 + (index % 20))}`;
-  const headers = [`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Date: ${date.toUTCString()}`, `Message-ID: <bench-${index}@bench.example>`, 'MIME-Version: 1.0'];
-  if (index % 5 === 0) return [...headers, 'Content-Type: text/html; charset=utf-8', '', `<html><body><p>${paragraph}</p><div style="display:none">hidden ${index}</div></body></html>`, ''].join('\r\n');
-  return [...headers, 'Content-Type: text/plain; charset=utf-8', '', paragraph, '', 'Best,', from.split(' ')[0], ''].join('\r\n');
-}
-
-async function timed(runs: number, action: (index: number) => Promise<unknown>): Promise<number[]> {
-  for (let index = 0; index < WARM_UP; index += 1) await action(-1 - index);
-  const samples: number[] = [];
-  for (let index = 0; index < runs; index += 1) {
-    const started = performance.now();
-    await action(index);
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
-
-async function call(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<string> {
-  const result = await tool.run(tool.inputSchema.parse(input), context);
-  if (result.isError) throw new Error(`${tool.name} failed: ${result.error}`);
-  if (typeof result.output !== 'string') throw new Error(`${tool.name} did not read the mailbox: ${JSON.stringify(result.output)}`);
-  return result.output;
-}
 
 export const emailBenchmark: Benchmark = {
   name: 'email',

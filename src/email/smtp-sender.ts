@@ -44,15 +44,9 @@ export async function composeMail(mail: OutgoingMail, from: { address: string; n
   return { raw, messageId, recipients: [...mail.to, ...mail.cc] };
 }
 
-/**
- * Sends a composed mail through SMTP (nodemailer) with the user's credentials. Failures are
- * MailErrors saying whether anything went out: a refused login ('unauthorized'), a server
- * that cannot be reached ('unreachable'), recipients the server refused
- * ('rejected_recipient', naming them, when every recipient was refused). When only some
- * were refused the mail did go to the others: the answer lists both, for the caller to say.
- */
-export async function sendComposed(options: SmtpSenderOptions, composed: ComposedMail): Promise<{ accepted: string[]; rejected: string[]; reply: string }> {
-  const transport = nodemailer.createTransport({
+/** A nodemailer transport for the account's server, logging in with its credentials. */
+function smtpTransport(options: Omit<SmtpSenderOptions, 'address'>, socketTimeoutMs?: number) {
+  return nodemailer.createTransport({
     host: options.server.host,
     port: options.server.port,
     secure: options.server.secure,
@@ -61,9 +55,21 @@ export async function sendComposed(options: SmtpSenderOptions, composed: Compose
     auth: { user: options.username, pass: options.password },
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
-    socketTimeout: Math.max(options.timeoutMs * 3, 30_000),
+    ...(socketTimeoutMs === undefined ? {} : { socketTimeout: socketTimeoutMs }),
     logger: false,
   });
+}
+
+/**
+ * Sends a composed mail through SMTP (nodemailer) with the user's credentials. Failures are
+ * MailErrors saying whether anything went out: a refused login ('unauthorized'), a server
+ * that cannot be reached ('unreachable'), recipients the server refused
+ * ('rejected_recipient', naming them, when every recipient was refused). When only some
+ * were refused the mail did go to the others: the answer lists both, for the caller to say.
+ */
+export async function sendComposed(options: SmtpSenderOptions, composed: ComposedMail): Promise<{ accepted: string[]; rejected: string[]; reply: string }> {
+  // A whole message may take longer to go out than a greeting: a longer socket timeout.
+  const transport = smtpTransport(options, Math.max(options.timeoutMs * 3, 30_000));
   try {
     const info = await transport.sendMail({ envelope: { from: options.address, to: composed.recipients }, raw: composed.raw });
     const addressOf = (entry: unknown) => (typeof entry === 'string' ? entry : (entry as { address: string }).address);
@@ -77,17 +83,7 @@ export async function sendComposed(options: SmtpSenderOptions, composed: Compose
 
 /** Logs in to the SMTP server only (checking an account before it is saved). */
 export async function verifySmtp(options: Omit<SmtpSenderOptions, 'address'>): Promise<void> {
-  const transport = nodemailer.createTransport({
-    host: options.server.host,
-    port: options.server.port,
-    secure: options.server.secure,
-    // Plain smtp:// must upgrade with STARTTLS unless the server is on this machine.
-    requireTLS: !options.server.secure && !isLoopback(options.server.host),
-    auth: { user: options.username, pass: options.password },
-    connectionTimeout: options.timeoutMs,
-    greetingTimeout: options.timeoutMs,
-    logger: false,
-  });
+  const transport = smtpTransport(options);
   try {
     await transport.verify();
   } catch (error) {
