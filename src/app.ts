@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from './logging/logger.js';
 import { healthRoutes, type HealthOptions } from './http/routes/health.js';
@@ -46,7 +45,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(helmet, { global: true });
   await app.register(formbody, { bodyLimit: deps.http.bodyLimitBytes });
-  await app.register(rateLimit, { global: false });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;

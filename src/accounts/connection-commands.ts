@@ -3,6 +3,7 @@ import { CalendarService } from '../calendar/calendar-service.js';
 import { EmailService } from '../email/email-service.js';
 import { ConnectionStore } from '../connections/connection-store.js';
 import { resolveEncryptionKey } from '../connections/encryption-key.js';
+import { GoogleAccounts } from '../connections/google-accounts.js';
 import { SecretBox } from '../connections/secret-box.js';
 import { systemClock } from '../shared/clock.js';
 import { randomIds } from '../shared/ids.js';
@@ -16,7 +17,10 @@ async function services({ config, database, logger }: AccountsContext) {
   const connections = new ConnectionStore(database.prisma, box, systemClock);
   const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
   const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
-  return { connections, calendars, emails };
+  // Only to give Herald's grant back to Google when a Google account is removed (no OAuth flow runs here).
+  const base = config.http.publicBaseUrl.replace(/\/+$/, '');
+  const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger) : undefined;
+  return { connections, calendars, emails, google };
 }
 
 /** The user with this phone number; `create` makes one (as their first text would) when there is none. */
@@ -79,7 +83,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
     required: ['phone'],
     async run(values, context) {
       const user = await userByPhone(context, String(values.phone), false);
-      const { connections } = await services(context);
+      const { connections, google } = await services(context);
       const all = await connections.list(user.id);
       const settings = await context.database.prisma.calendarSettings.findUnique({ where: { userId: user.id } });
       const lines = all.map((connection) => {
@@ -100,16 +104,19 @@ export const connectionSubcommands: AccountsSubcommand[] = [
     required: ['phone'],
     async run(values, context) {
       const user = await userByPhone(context, String(values.phone), false);
-      const { connections } = await services(context);
+      const { connections, google } = await services(context);
       const all = await connections.list(user.id);
       const matching = all.filter((connection) => (values.id ? connection.id === values.id : values.provider ? connection.provider === values.provider : false));
       if (!values.id && !values.provider) throw new CommandError('Say which: --id CONNECTION_ID (see `list`) or --provider caldav|google|imap.');
       if (matching.length === 0) throw new CommandError(`${user.phone} has no such connected account. ${all.length > 0 ? `They have: ${all.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.` : 'They have none.'}`);
       if (matching.length > 1) throw new CommandError(`${matching.length} accounts match; give --id: ${matching.map((connection) => `${connection.id} (${connection.label})`).join(', ')}.`);
       const [connection] = matching as [(typeof matching)[number]];
-      await connections.remove(user.id, connection.id);
+      // A Google account: deleted with every scope given up, and Herald's grant revoked at Google.
+      const revoked = connection.provider === 'google' && google !== undefined;
+      if (revoked) await google.release(connection, connection.scopes);
+      else await connections.remove(user.id, connection.id);
       await context.database.prisma.calendarEventReminder.deleteMany({ where: { userId: user.id, calendarKey: connection.id } });
-      return `Removed ${connection.label} (${connection.id}) and its credentials for ${user.phone}.`;
+      return `Removed ${connection.label} (${connection.id}) and its credentials for ${user.phone}${revoked ? "; Herald's access was given back to Google" : ''}.`;
     },
   },
 ];

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/connections/secret-box.js';
+import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -31,11 +32,14 @@ describe('npm run accounts', () => {
   });
 
   function accounts(...args: string[]): Promise<Run> {
+    return accountsWith({}, ...args);
+  }
+  function accountsWith(env: Record<string, string | undefined>, ...args: string[]): Promise<Run> {
     return new Promise((resolve) => {
       execFile(
         'npm',
         ['run', '--silent', 'accounts', '--', ...args],
-        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago' }, timeout: 60_000 },
+        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago', ...env }, timeout: 60_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
@@ -73,6 +77,25 @@ describe('npm run accounts', () => {
     expect(run.stdout).toBe(`+14155552679: 1 connected account\n${google.id}  google  Google (ana@gmail.com)  active, Gmail (read only)\nCalendar: Herald's built-in calendar\n`);
     // The other tests count every connection in this database.
     await database.prisma.user.delete({ where: { id: user.id } });
+  });
+
+  it('remove of a Google account deletes it and gives Herald\'s grant back to Google', async () => {
+    const google = await FakeGoogleServer.start();
+    try {
+      const user = await database.prisma.user.create({ data: { phone: '+14155552680', timezone: 'America/Chicago', updatedAt: new Date() } });
+      const box = new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64'));
+      const grant = google.grant('ana@gmail.com', 'openid email https://www.googleapis.com/auth/calendar.events');
+      const saved = await database.prisma.connection.create({
+        data: { userId: user.id, provider: 'google', account: 'ana@gmail.com', label: 'Google (ana@gmail.com)', scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'], settings: {}, secrets: box.sealJson(grant), createdAt: new Date(), updatedAt: new Date() },
+      });
+      const run = await accountsWith(google.env(), 'remove', '--phone', '+14155552680', '--provider', 'google');
+      expect(run).toMatchObject({ code: 0, stdout: `Removed Google (ana@gmail.com) (${saved.id}) and its credentials for +14155552680; Herald's access was given back to Google.\n` });
+      expect(await database.prisma.connection.findUnique({ where: { id: saved.id } })).toBeNull();
+      expect(google.revokedTokens).toEqual([grant.refreshToken]);
+      await database.prisma.user.delete({ where: { id: user.id } });
+    } finally {
+      await google.close();
+    }
   });
 
   it('fails clearly, saving nothing: a refused password, an unknown calendar, an unreachable server, a bad number', async () => {
