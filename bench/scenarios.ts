@@ -49,7 +49,7 @@ const BENCH_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 async function productionRegistry(config: Config, prisma: PrismaClient, services: { users: UserService; facts: FactService; reminders: ReminderService }, logger: Logger) {
   const ids = randomIds;
   const lists = new ListService(prisma, systemClock);
-  const pages = new PageService(new PageStore(prisma, logger), lists, new FormRegistry([profileForm(services.users)]), systemClock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.publicBaseUrl }, logger);
+  const pages = new PageService(new PageStore(prisma, logger), lists, new FormRegistry([profileForm(services.users)]), systemClock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl }, logger);
   const calendar = await createCalendarModule({ config, prisma, reminders: services.reminders, clock: systemClock, ids, logger });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock: systemClock, ids, logger });
   return createHeraldAgents({ ...services, lists, pages, calendar, email }, config.limits.agentPromptTokens);

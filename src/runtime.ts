@@ -158,7 +158,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     lists,
     new FormRegistry([profileForm(users)]),
     clock,
-    { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.publicBaseUrl },
+    { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl },
     logger.child({ component: 'pages' }),
   );
   const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });

@@ -18,7 +18,7 @@ async function services({ config, database, logger }: AccountsContext) {
   const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
   const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
   // Only to give Herald's grant back to Google when a Google account is removed (no OAuth flow runs here).
-  const base = config.http.publicBaseUrl.replace(/\/+$/, '');
+  const base = config.http.linkBaseUrl.replace(/\/+$/, '');
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger) : undefined;
   return { connections, calendars, emails, google };
 }

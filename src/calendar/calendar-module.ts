@@ -26,11 +26,11 @@ export async function createCalendarModule(deps: { config: Config; prisma: Prism
   const { config, prisma, clock, ids, logger } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(prisma, box, clock);
-  const links = new ConnectLinks(prisma, box, clock, { ttlMinutes: config.connections.linkTtlMinutes, publicBaseUrl: config.http.publicBaseUrl });
-  const base = config.http.publicBaseUrl.replace(/\/+$/, '');
+  const links = new ConnectLinks(prisma, box, clock, { ttlMinutes: config.connections.linkTtlMinutes, publicBaseUrl: config.http.linkBaseUrl });
+  const base = config.http.linkBaseUrl.replace(/\/+$/, '');
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger.child({ component: 'google' })) : undefined;
   const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'calendar' }) });
-  const feed = new CalendarFeed(prisma, box, clock, config.http.publicBaseUrl);
+  const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
   const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
   return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed }) };

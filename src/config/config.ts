@@ -14,6 +14,12 @@ function toConfig(environment: Environment) {
       host: environment.HOST,
       port: environment.PORT,
       publicBaseUrl: environment.PUBLIC_BASE_URL ?? `http://localhost:${environment.PORT}`,
+      /**
+       * The origin of links sent to people (pages, connect links, calendar feeds, OAuth
+       * redirects): PUBLIC_BASE_URL without any user and password in it, which are the
+       * operator's (for Twilio's requests), never the user's to see.
+       */
+      linkBaseUrl: stripCredentials(environment.PUBLIC_BASE_URL ?? `http://localhost:${environment.PORT}`),
       bodyLimitBytes: environment.WEBHOOK_BODY_LIMIT_BYTES,
       rateLimitPerMinute: environment.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     },
@@ -200,6 +206,19 @@ export function describeEnvironment(source: Record<string, string | undefined>):
     described[key] = (secretVariables as readonly string[]).includes(key) ? '[set]' : withoutCredentials(value);
   }
   return described;
+}
+
+/** A URL without its user and password (unchanged when it has none). */
+export function stripCredentials(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.username === '' && url.password === '') return value;
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return value;
+  }
 }
 
 /** `value` with the user and password of a URL replaced; anything that is not a URL with credentials is unchanged. */

@@ -36,6 +36,7 @@ describe('loadConfig: defaults', () => {
       host: '0.0.0.0',
       port: 3000,
       publicBaseUrl: 'http://localhost:3000',
+      linkBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 64 * 1024,
       rateLimitPerMinute: 600,
     });
@@ -81,6 +82,13 @@ describe('loadConfig: defaults', () => {
     expect(config.history.maxMessages).toBe(7);
     expect(config.defaultTimezone).toBe('Asia/Jerusalem');
     expect(config.http.publicBaseUrl).toBe('https://herald.example.com/');
+  });
+
+  it('links sent to people never carry the credentials of a PUBLIC_BASE_URL (Twilio\'s requests still use them)', () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://twilio:s3cret@herald.example.com' });
+    expect(config.http.publicBaseUrl).toBe('https://twilio:s3cret@herald.example.com');
+    expect(config.http.linkBaseUrl).toBe('https://herald.example.com/');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://herald.example.com' }).http.linkBaseUrl).toBe('https://herald.example.com');
   });
 });
 
