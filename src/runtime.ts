@@ -358,6 +358,9 @@ function createModel(config: Config, logger: Logger): ModelClient {
 function createTransport(config: Config, logger: Logger): MessageTransport {
   const { accountSid, authToken, apiBaseUrl } = config.twilio;
   if (config.twilio.transport === 'twilio' && accountSid && authToken) {
+    // Replies go out only from a configured sender (never the webhook's To): say which channel cannot answer.
+    if (!config.twilio.smsFrom) logger.warn('TWILIO_SMS_FROM is not set: SMS messages are received, but their replies will fail');
+    if (!config.twilio.whatsappFrom) logger.warn('TWILIO_WHATSAPP_FROM is not set: WhatsApp messages are received, but their replies will fail');
     return new TwilioTransport({ accountSid, authToken, apiBaseUrl, timeoutMs: config.twilio.timeoutMs });
   }
   logger.warn('Twilio credentials are not set: replies are printed to this console instead of being sent');
