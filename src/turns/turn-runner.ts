@@ -1,4 +1,4 @@
-import type { Channel, Message, Prisma } from '../generated/prisma/client.js';
+import type { Channel, Message } from '../generated/prisma/client.js';
 import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import { detectKeyword, type KeywordCommand } from '../channels/keywords.js';
@@ -10,19 +10,18 @@ import type { OrchestratorResult } from '../orchestrator/orchestrate.js';
 import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError } from '../shared/errors.js';
-import { estimateTokens } from '../shared/tokens.js';
-import type { ModelUsageLine } from '../model/counting-model.js';
-import { roundUsd } from '../model/model-cost.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { keywordReply } from './keyword-replies.js';
 import { cutNote } from '../context/message-cap.js';
-import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
 import type { ConfirmationService } from '../confirmations/confirmation-service.js';
 import { confirmationAnswer } from '../confirmations/confirmation-words.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import { budgetReplies } from '../budgets/budget-replies.js';
 import type { TurnCommand, TurnCommands } from './turn-commands.js';
+import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
+import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
+
+export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
 
 /** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
 export type Orchestrate = (
@@ -45,36 +44,6 @@ export interface TurnRunnerDependencies {
   commands?: TurnCommands;
   /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
-}
-
-/** Thrown when a turn is interrupted by shutdown: its messages stay pending for another instance. */
-export class TurnInterrupted extends Error {}
-
-/**
- * Checks, inside the transaction that commits a turn, that its worker still holds the
- * user's lease (and keeps it until the commit). False: another worker took the user over,
- * and this turn must not answer.
- */
-export type LeaseFence = (transaction: Prisma.TransactionClient) => Promise<boolean>;
-
-/** A reply decided without the model, or by it. */
-interface TurnOutcome {
-  reply?: string;
-  status: 'succeeded' | 'failed';
-  errorKind?: string;
-  errorMessage?: string;
-  modelCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  costUsd?: number;
-  /** Per model that answered: calls, tokens, cost. */
-  models?: ModelUsageLine[];
-  /** Inbound messages deliberately left unanswered (an opted-out user). */
-  ignored?: boolean;
-  /** Actions the reply asks the user to confirm. */
-  confirmation?: ConfirmationAsk;
 }
 
 /**
@@ -162,15 +131,15 @@ export class TurnRunner {
     if (keyword) {
       outcome = await this.handleKeyword(userId, keyword, latest, user.language);
     } else if (user.optedOut) {
-      outcome = { status: 'succeeded', ignored: true, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+      outcome = withoutModel({ ignored: true });
     } else if (command) {
       const result = await command.run();
-      outcome = { reply: result.reply, status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0, ...(result.confirmation ? { confirmation: result.confirmation } : {}) };
+      outcome = withoutModel({ reply: result.reply, ...(result.confirmation ? { confirmation: result.confirmation } : {}) });
     } else if (batch.every((message) => message.content.trim() === '')) {
       // Nothing to read: attachments only, or nothing at all (an empty SMS, a WhatsApp
       // location or contact card). A model call could only guess; answer without one.
       const kind = batch.some((message) => message.numMedia > 0) ? 'mediaOnly' : 'empty';
-      outcome = { reply: fallbackReply(kind, user.language), status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+      outcome = withoutModel({ reply: fallbackReply(kind, user.language) });
     } else {
       // YES or NO to held actions is settled without a model; anything else moves on from them.
       const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
@@ -180,79 +149,19 @@ export class TurnRunner {
         return;
       }
       outcome = settled
-        ? { ...settled, modelCalls: 0, inputTokens: 0, outputTokens: 0 }
+        ? withoutModel(settled)
         : ((await this.overBudget(user, logger)) ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
     }
     if (signal.aborted) throw interruption(signal);
 
-    await this.deps.prisma.$transaction(async (transaction) => {
-      // First, and holding the user's row until the commit: a worker that stalled past its
-      // lease and was taken over must not answer messages its successor answers too.
-      if (fence && !(await fence(transaction))) throw new TurnInterrupted('lost the turn lease before committing');
-      const now = this.deps.clock.now();
-      // Reminders that could not be delivered are told now, before the reply (never after STOP).
-      if (outcome.reply && keyword !== 'stop' && (!user.optedOut || keyword === 'start')) {
-        const { phone, language } = await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true, language: true } });
-        await stageMissedReminderNotice(transaction, this.deps.outbox, {
-          userId,
-          turnId,
-          channel,
-          toAddress: addressFor(phone, channel),
-          fromAddress: latest.heraldAddress ?? undefined,
-          language,
-          now,
-        });
-      }
-      if (outcome.confirmation) await this.deps.confirmations.stage(transaction, userId, turnId, outcome.confirmation);
-      if (outcome.reply) {
-        await transaction.message.create({
-          data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, createdAt: now },
-        });
-        const phone = (await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } })).phone;
-        await this.deps.outbox.stage(transaction, {
-          userId,
-          turnId,
-          kind: keyword ? 'system' : 'reply',
-          channel,
-          toAddress: addressFor(phone, channel),
-          fromAddress: latest.heraldAddress ?? undefined,
-          text: outcome.reply,
-        });
-      }
-      await transaction.message.updateMany({
-        where: { id: { in: batch.map((message) => message.id) } },
-        data: { inboundStatus: outcome.ignored ? 'ignored' : 'handled', turnId },
-      });
-      await transaction.turn.update({
-        where: { id: turnId },
-        data: {
-          status: outcome.status,
-          errorKind: outcome.errorKind ?? null,
-          errorMessage: outcome.errorMessage?.slice(0, 1000) ?? null,
-          modelCalls: outcome.modelCalls,
-          inputTokens: outcome.inputTokens,
-          outputTokens: outcome.outputTokens,
-          cacheReadTokens: outcome.cacheReadTokens ?? 0,
-          cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
-          costUsd: roundUsd(outcome.costUsd ?? 0),
-          ...(outcome.models ? { models: outcome.models.map(modelLineJson) } : {}),
-          finishedAt: now,
-        },
-      });
-      if (this.deps.budgets) await this.deps.budgets.guard.recordSpend(transaction, roundUsd(outcome.costUsd ?? 0));
-    });
+    await commitTurn(this.deps, { turnId, user, batch, keyword, outcome, fence });
     logger.info(
       {
         event: 'turn_finished',
         status: outcome.status,
         errorKind: outcome.errorKind,
         replied: Boolean(outcome.reply),
-        modelCalls: outcome.modelCalls,
-        inputTokens: outcome.inputTokens,
-        outputTokens: outcome.outputTokens,
-        cacheReadTokens: outcome.cacheReadTokens ?? 0,
-        cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
-        costUsd: roundUsd(outcome.costUsd ?? 0),
+        ...outcomeUsage(outcome),
         models: (outcome.models ?? []).map(modelLineJson),
       },
       'turn finished',
@@ -325,10 +234,9 @@ export class TurnRunner {
     }
     const notify = await budgets.guard.claimUserNotice(user.id, state.day);
     logger.info({ event: 'budget_spent', budget: state.kind === 'user_spent' ? 'user' : 'deployment', notified: notify }, 'no model call: daily budget spent');
-    const base = { status: 'succeeded' as const, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
-    if (!notify) return { ...base, ignored: true };
+    if (!notify) return withoutModel({ ignored: true });
     const say = budgetReplies(user.language);
-    return { ...base, reply: state.kind === 'user_spent' ? say.user : say.deployment };
+    return withoutModel({ reply: state.kind === 'user_spent' ? say.user : say.deployment });
   }
 
   /** Confirms an erase to the number that asked: no row may hold it, so it is sent unrecorded. */
@@ -358,13 +266,12 @@ export class TurnRunner {
   }
 
   private async handleKeyword(userId: string, keyword: KeywordCommand, message: Message, language: string | null): Promise<TurnOutcome> {
-    const base = { status: 'succeeded' as const, modelCalls: 0, inputTokens: 0, outputTokens: 0 };
     if (keyword === 'stop') await this.deps.users.setOptedOut(userId, true);
     if (keyword === 'start') await this.deps.users.setOptedOut(userId, false);
     // Twilio's Advanced Opt-Out already answered this keyword on SMS; a second answer
     // would be noise (and, after STOP, Twilio would refuse it with 21610).
-    if (message.optOutType) return base;
-    return { ...base, reply: keywordReply(keyword, language) };
+    if (message.optOutType) return withoutModel();
+    return withoutModel({ reply: keywordReply(keyword, language) });
   }
 }
 
@@ -382,11 +289,6 @@ function confirmationText(batch: Message[]): string {
   const texts = batch.map((message) => message.content.trim()).filter(Boolean);
   const answers = new Set(texts.map((text) => confirmationAnswer(text) ?? text));
   return answers.size === 1 ? texts[0]! : texts.join('\n');
-}
-
-/** A model's usage line as stored on the turn and logged: flat, cost rounded to micro-dollars. */
-function modelLineJson(line: ModelUsageLine) {
-  return { model: line.model, calls: line.calls, ...line.usage, costUsd: roundUsd(line.costUsd) };
 }
 
 function takeWhile<Item>(items: Item[], predicate: (item: Item) => boolean): Item[] {

@@ -1,0 +1,45 @@
+import type { ModelUsageLine } from '../model/counting-model.js';
+import { roundUsd } from '../model/model-cost.js';
+import type { ConfirmationAsk } from '../confirmations/pending-action.js';
+
+/** What a turn decided: a reply (from a keyword, a command, a confirmation or the model) and what it cost. */
+export interface TurnOutcome {
+  reply?: string;
+  status: 'succeeded' | 'failed';
+  errorKind?: string;
+  errorMessage?: string;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number;
+  /** Per model that answered: calls, tokens, cost. */
+  models?: ModelUsageLine[];
+  /** Inbound messages deliberately left unanswered (an opted-out user, a spent budget). */
+  ignored?: boolean;
+  /** Actions the reply asks the user to confirm. */
+  confirmation?: ConfirmationAsk;
+}
+
+/** An outcome decided without calling a model. */
+export function withoutModel(fields: Omit<TurnOutcome, 'status' | 'modelCalls' | 'inputTokens' | 'outputTokens'> & { status?: TurnOutcome['status'] } = {}): TurnOutcome {
+  return { status: 'succeeded', modelCalls: 0, inputTokens: 0, outputTokens: 0, ...fields };
+}
+
+/** The usage columns of the Turn row and the `turn_finished` event: tokens, cost, per model. */
+export function outcomeUsage(outcome: TurnOutcome) {
+  return {
+    modelCalls: outcome.modelCalls,
+    inputTokens: outcome.inputTokens,
+    outputTokens: outcome.outputTokens,
+    cacheReadTokens: outcome.cacheReadTokens ?? 0,
+    cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
+    costUsd: roundUsd(outcome.costUsd ?? 0),
+  };
+}
+
+/** A model's usage line as stored on the turn and logged: flat, cost rounded to micro-dollars. */
+export function modelLineJson(line: ModelUsageLine) {
+  return { model: line.model, calls: line.calls, ...line.usage, costUsd: roundUsd(line.costUsd) };
+}
