@@ -167,6 +167,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
   }
+  if (config.access.mode === 'invite') {
+    // Users who came in while the deployment was open would silently become strangers.
+    const locked = await access.usersWithoutAccess();
+    if (locked > 0) logger.warn({ users: locked }, 'ACCESS_MODE is invite and some users are not on the invite list (they are now treated as strangers): `npm run accounts -- allow --existing` lets them back in');
+  }
   // Strangers are remembered only as a keyed hash of their number, keyed from HERALD_ENCRYPTION_KEY.
   const strangerHashKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald stranger notice').digest();
   const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));

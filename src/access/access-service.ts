@@ -58,6 +58,31 @@ export class AccessService {
     return 'allowed';
   }
 
+  /**
+   * Puts every number Herald already serves on the invite list, for switching a deployment
+   * from open to invite mode without locking its users out. Numbers an owner revoked stay
+   * revoked; owners need no entry. Returns how many were added.
+   */
+  async allowExistingUsers(): Promise<number> {
+    const now = this.clock.now();
+    return this.prisma.$executeRaw`
+      INSERT INTO "AccessGrant" ("phone", "source", "grantedBy", "createdAt")
+      SELECT u."phone", 'operator', NULL, ${now}
+        FROM "User" u
+       WHERE NOT (u."phone" = ANY(${[...this.settings.ownerPhones]}::text[]))
+      ON CONFLICT ("phone") DO NOTHING`;
+  }
+
+  /** Users who are neither owners nor on the invite list (revoked ones included): in invite mode they are strangers. */
+  async usersWithoutAccess(): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<Array<{ count: bigint }>>`
+      SELECT count(*) AS "count"
+        FROM "User" u
+       WHERE NOT (u."phone" = ANY(${[...this.settings.ownerPhones]}::text[]))
+         AND NOT EXISTS (SELECT 1 FROM "AccessGrant" g WHERE g."phone" = u."phone" AND g."revokedAt" IS NULL)`;
+    return Number(row?.count ?? 0);
+  }
+
   /** Takes a number off the invite list: in invite mode it is a stranger again (its data stays until deleted). */
   async revoke(phone: string): Promise<RevokeOutcome> {
     if (this.isOwner(phone)) return 'owner';

@@ -19,11 +19,18 @@ function phoneOption(value: string | boolean | undefined): string {
 export const accessSubcommands: AccountsSubcommand[] = [
   {
     name: 'allow',
-    usage: '--phone +15551234567',
-    summary: 'Let a number use Herald in invite mode (what an owner\'s INVITE does; no text is sent).',
-    options: { phone: { type: 'string' } },
-    required: ['phone'],
+    usage: '--phone +15551234567 | --existing',
+    summary:
+      'Let a number use Herald in invite mode (what an owner\'s INVITE does; no text is sent). --existing: everyone Herald already serves (for switching from open to invite; revoked numbers stay revoked).',
+    options: { phone: { type: 'string' }, existing: { type: 'boolean' } },
+    required: [],
+    oneOf: ['phone', 'existing'],
     async run(values, context) {
+      if (values.existing) {
+        const added = await accessService(context).allowExistingUsers();
+        const note = context.config.access.mode === 'open' ? ' (ACCESS_MODE is open: everyone may use Herald anyway; this keeps them when it becomes invite)' : '';
+        return `${added} existing user${added === 1 ? '' : 's'} added to the invite list${note}.`;
+      }
       const phone = phoneOption(values.phone);
       const outcome = await accessService(context).allow(phone, 'operator');
       const note = context.config.access.mode === 'open' ? ' (ACCESS_MODE is open: everyone may use Herald anyway)' : '';

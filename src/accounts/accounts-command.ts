@@ -33,9 +33,18 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\nusage: npm run accounts -- ${command.name} ${command.usage}\n`);
     return 2;
   }
-  const missing = command.required.filter((option) => values[option] === undefined || values[option] === '');
-  if (missing.length > 0) {
-    process.stderr.write(`missing ${missing.map((option) => `--${option}`).join(', ')}\nusage: npm run accounts -- ${command.name} ${command.usage}\n`);
+  const given = (option: string) => values[option] !== undefined && values[option] !== '' && values[option] !== false;
+  const missing = command.required.filter((option) => !given(option));
+  const alternatives = command.oneOf ?? [];
+  const chosen = alternatives.filter(given);
+  const problem =
+    missing.length > 0
+      ? `missing ${missing.map((option) => `--${option}`).join(', ')}`
+      : alternatives.length > 0 && chosen.length !== 1
+        ? `${chosen.length === 0 ? 'missing' : 'give only one of'} ${alternatives.map((option) => `--${option}`).join(' or ')}`
+        : undefined;
+  if (problem) {
+    process.stderr.write(`${problem}\nusage: npm run accounts -- ${command.name} ${command.usage}\n`);
     return 2;
   }
   let config: Config;

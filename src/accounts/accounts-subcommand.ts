@@ -18,6 +18,8 @@ export interface AccountsSubcommand {
   /** Option names and whether each takes a value (all strings here). */
   options: Record<string, { type: 'string' | 'boolean' }>;
   required: string[];
+  /** Options of which exactly one must be given ("--phone or --existing"). */
+  oneOf?: string[];
   /** Does the work and returns what to print; throws {@link CommandError} for a clear failure. */
   run(values: Record<string, string | boolean | undefined>, context: AccountsContext): Promise<string>;
 }

@@ -57,12 +57,32 @@ describe('npm run accounts: the invite list', () => {
     // Seven real child processes, each starting tsx: seconds apiece on a busy machine.
   }, 180_000);
 
+  it('allow --existing puts every user Herald serves on the list (for leaving open mode), but not owners or revoked numbers', async () => {
+    const now = new Date();
+    for (const phone of ['+12125550401', '+12125550402', '+12125550403', '+12125550100']) {
+      await database.prisma.user.create({ data: { phone, timezone: 'America/New_York', updatedAt: now } });
+    }
+    await database.prisma.accessGrant.create({ data: { phone: '+12125550403', source: 'owner', revokedAt: now } });
+
+    expect(await accounts('allow', '--existing')).toMatchObject({ code: 0, stdout: '2 existing users added to the invite list.\n' });
+    const grants = await database.prisma.accessGrant.findMany({ where: { phone: { in: ['+12125550401', '+12125550402', '+12125550403', '+12125550100'] } }, orderBy: { phone: 'asc' } });
+    expect(grants.map((grant) => [grant.phone, grant.source, grant.revokedAt === null])).toEqual([
+      ['+12125550401', 'operator', true],
+      ['+12125550402', 'operator', true],
+      ['+12125550403', 'owner', false],
+    ]);
+    expect((await accounts('allow', '--existing')).stdout).toBe('0 existing users added to the invite list.\n');
+    const both = await accounts('allow', '--existing', '--phone', '+12125550404');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give only one of --phone or --existing');
+  }, 120_000);
+
   it('refuses a malformed number or a missing option clearly, changing nothing', async () => {
     const before = await database.prisma.accessGrant.count();
     expect(await accounts('allow', '--phone', '5550199')).toMatchObject({ code: 1, stderr: '"5550199" is not a phone number in international form, such as +15551234567.\n' });
     const missing = await accounts('allow');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('missing --phone');
+    expect(missing.stderr).toContain('missing --phone or --existing');
     expect(await database.prisma.accessGrant.count()).toBe(before);
   });
 });
