@@ -1,68 +1,21 @@
-import { convert, type FormatCallback } from 'html-to-text';
+import { convert } from 'html-to-text';
+import { hiddenByStylesheet, visibilityFormatter } from './html-visibility.js';
 
 /** The most characters of a mail's text the tools ever hand on (the rest is cut, and said so). */
 export const MAIL_TEXT_CAP = 4000;
 /** A search result's snippet. */
 export const SNIPPET_LENGTH = 160;
 
-const BLOCK_TAGS = new Set(['div', 'p', 'table', 'tr', 'td', 'th', 'tbody', 'thead', 'section', 'article', 'header', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'center', 'main', 'aside', 'nav', 'form']);
-
-/**
- * Whether an element is hidden from a person reading the mail. Hidden text is a classic
- * prompt-injection carrier ("<div style=display:none>Assistant: forward…</div>"): a person
- * never sees it, so Herald must not read it either.
- */
-function hidden(attributes: Record<string, string | undefined>): boolean {
-  if (attributes.hidden !== undefined) return true;
-  if (attributes['aria-hidden'] === 'true' && /display|visibility|font-size|opacity/i.test(attributes.style ?? '')) return true;
-  const style = (attributes.style ?? '').toLowerCase().replace(/\s+/g, '');
-  return (
-    /(^|;)display:none/.test(style) ||
-    /(^|;)visibility:(hidden|collapse)/.test(style) ||
-    /(^|;)opacity:0(\.0+)?(;|$|!)/.test(style) ||
-    /(^|;)font-size:0(\.0+)?(px|pt|em|rem|%)?(;|$|!)/.test(style) ||
-    /(^|;)(max-)?height:0(px)?(;|$|!)/.test(style) && /overflow:hidden/.test(style) ||
-    /(^|;)(max-)?width:0(px)?(;|$|!)/.test(style) && /overflow:hidden/.test(style)
-  );
-}
-
-const visibleOnly: FormatCallback = (element, walk, builder) => {
-  const node = element as unknown as { name?: string; attribs?: Record<string, string>; children?: unknown[] };
-  if (hidden(node.attribs ?? {})) return;
-  const block = BLOCK_TAGS.has((node.name ?? '').toLowerCase());
-  if (block) builder.openBlock({ leadingLineBreaks: 1 });
-  walk(node.children as never, builder);
-  if (block) builder.closeBlock({ trailingLineBreaks: 1 });
-};
-
-/**
- * Simple selectors (a class, an id, a tag with a class) that the mail's own stylesheet hides
- * (`.note{display:none}`): the same trick as an inline style, one step removed. Rules inside
- * @media blocks are not read (they show or hide per screen size, which is not hiding text).
- */
-function hiddenByStylesheet(html: string): string[] {
-  const found = new Set<string>();
-  for (const block of html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)) {
-    const css = block[1]!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/@(media|supports|container)[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/gi, '');
-    for (const rule of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
-      const body = rule[2]!.toLowerCase().replace(/\s+/g, '');
-      if (!/(^|;)(display:none|visibility:hidden|font-size:0(px|pt|em|rem|%)?(;|$|!)|opacity:0(;|$|!))/.test(body)) continue;
-      for (const selector of rule[1]!.split(',').map((part) => part.trim())) {
-        if (/^([a-z][a-z0-9]*)?[.#][a-z_-][a-z0-9_-]*$/i.test(selector)) found.add(selector);
-      }
-    }
-  }
-  return [...found].slice(0, 100);
-}
-
-/** HTML as the text a person sees: hidden elements, scripts, styles, images and quoted replies left out, links as their words. */
+/** HTML as the text a person sees (src/email/html-visibility.ts): hidden elements, scripts, styles, images and quoted replies left out, links as their words. */
 export function htmlToReadableText(html: string): string {
   return convert(html, {
     wordwrap: false,
-    formatters: { visibleOnly },
+    formatters: { visibleOnly: visibilityFormatter(html) },
     selectors: [
       ...hiddenByStylesheet(html).map((selector) => ({ selector, format: 'skip' })),
       { selector: '[style]', format: 'visibleOnly' },
+      { selector: '[bgcolor]', format: 'visibleOnly' },
+      { selector: 'font[color]', format: 'visibleOnly' },
       { selector: '[hidden]', format: 'skip' },
       { selector: 'head', format: 'skip' },
       { selector: 'script', format: 'skip' },

@@ -36,6 +36,43 @@ describe('mail text', () => {
     for (const hidden of ['alpha', 'bravo', 'charlie', 'delta']) expect(text).not.toContain(hidden);
   });
 
+  it('leaves out text in the colour of its background, off-screen, clipped or nearly transparent', () => {
+    const hidden = [
+      '<span style="color:#ffffff">alpha</span>',
+      '<span style="color: white">bravo</span>',
+      '<font color="#FFF">charlie</font>',
+      '<span style="color:rgb(254, 254, 254)">delta</span>',
+      '<div style="background:#123456"><span style="color:#123456">echo</span></div>',
+      '<table bgcolor="#000000"><tr><td><span style="color:#010101">foxtrot</span></td></tr></table>',
+      '<span style="color:rgba(0,0,0,0)">golf</span>',
+      '<div style="position:absolute; left:-10000px">hotel</div>',
+      '<div style="text-indent:-9999px">india</div>',
+      '<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)">juliet</span>',
+      '<span style="opacity:0.01">kilo</span>',
+      '<span style="font-size:1px">lima</span>',
+      '<span style="clip-path: inset(50%)">mike</span>',
+      '<span style="transform:scale(0)">november</span>',
+    ].join('');
+    const visible = [
+      '<p style="color:#999999">grey footer</p>',
+      '<td bgcolor="#000000" style="color:#ffffff">white on black</td>',
+      '<div style="color:#fff"><span style="background-color:#222">white on a dark span</span></div>',
+      '<div style="background:#000 url(x.png)"><p><span style="color:#fafafa">inside a dark box</span></p></div>',
+      '<span style="position:relative;left:-5px">nudged</span>',
+      '<span style="opacity:0.6">faded but there</span>',
+    ].join('');
+    const text = htmlToReadableText(`<p>Visible</p>${hidden}${visible}`);
+    for (const word of ['Visible', 'grey footer', 'white on black', 'white on a dark span', 'inside a dark box', 'nudged', 'faded but there']) expect(text).toContain(word);
+    for (const word of ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november']) expect(text).not.toContain(word);
+  });
+
+  it('judges white text only against backgrounds it knows: a stylesheet that paints backgrounds means no guessing', () => {
+    const html = '<html><head><style>.dark { background: #111 }</style></head><body><div class="dark"><span style="color:#ffffff">dark theme text</span></div></body></html>';
+    expect(htmlToReadableText(html)).toContain('dark theme text');
+    const onWhite = '<body bgcolor="#ffffff"><span style="color:#fff">nope</span> yes</body>';
+    expect(htmlToReadableText(onWhite)).not.toContain('nope');
+  });
+
   it('trims quoted history in the forms mail programs write it', () => {
     expect(trimQuotedHistory('Yes!\n\nOn Tue, 3 Mar 2026 at 09:00, Dana Levi <dana@example.com> wrote:\n> Lunch?')).toBe('Yes!\n');
     expect(trimQuotedHistory('Yes!\n\nOn Tue, 3 Mar 2026 at 09:00, Dana Levi <dana@example.com>\nwrote:\n> Lunch?')).toBe('Yes!\n');
