@@ -6,7 +6,7 @@ import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
 import { addressFor, type ClaimedMessage, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { inTransaction, preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
-import { formatLocal, nextOccurrence } from './reminder-schedule.js';
+import { formatLocal, nextOccurrenceSkipping } from './reminder-schedule.js';
 import { occurrenceJob, REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
 import type { ReminderService } from './reminder-service.js';
 
@@ -59,7 +59,9 @@ SELECT r."text", r."timezone", r."startLocal", r."rrule", r."status",
        u."id" AS "userId", u."phone", u."language", u."optedOut", u."preferredChannel",
        EXISTS (SELECT 1 FROM "AccessGrant" g WHERE g."phone" = u."phone" AND g."revokedAt" IS NULL) AS "invited",
        (extract(epoch FROM u."lastWhatsappInboundAt") * 1000)::float8 AS "lastWhatsappInboundAt",
-       d."status" AS "handledStatus", d."outboundGroupId" AS "handledGroupId"
+       d."status" AS "handledStatus", d."outboundGroupId" AS "handledGroupId",
+       ARRAY(SELECT (extract(epoch FROM s."dueAt") * 1000)::float8 FROM "ReminderDelivery" s
+              WHERE s."reminderId" = r."id" AND s."dueAt" > $2::timestamp AND s."status" = 'skipped') AS "skipped"
 FROM "Reminder" r
 JOIN "User" u ON u."id" = r."userId"
 LEFT JOIN "ReminderDelivery" d ON d."reminderId" = r."id" AND d."dueAt" = $2::timestamp
@@ -83,6 +85,8 @@ interface LockedOccurrence {
   lastWhatsappInboundAt: number | null;
   handledStatus: ReminderDeliveryStatus | null;
   handledGroupId: string | null;
+  /** Later occurrences skipped ahead of time (their event occurrence moved or was deleted), epoch ms. */
+  skipped: number[];
 }
 
 /** An occurrence's delivery, if it was handled, and whether any part of its message is still to go out. */
@@ -301,7 +305,8 @@ export class ReminderDelivery {
       }
     }
     // Missed occurrences during downtime are not replayed one by one: the next one is after now.
-    const next = current.rrule ? nextOccurrence(current.rrule, current.startLocal, current.timezone, new Date(Math.max(dueAt.getTime(), now.getTime()))) : undefined;
+    const after = new Date(Math.max(dueAt.getTime(), now.getTime()));
+    const next = current.rrule ? nextOccurrenceSkipping(current.rrule, current.startLocal, current.timezone, after, new Set(current.skipped)) : undefined;
     const jobs = [
       ...(next ? [occurrenceJob(job.reminderId, next)] : []),
       // This job stays "active" until pg-boss expires it (minutes) if the process dies while

@@ -187,6 +187,19 @@ export function nextOccurrence(rule: string, startLocal: string, zone: string, a
 }
 
 /**
+ * The next occurrence strictly after `after` that is not one of `skipped` (instants in
+ * epoch milliseconds: occurrences of an event that was moved or deleted on its own).
+ */
+export function nextOccurrenceSkipping(rule: string, startLocal: string, zone: string, after: Date, skipped: ReadonlySet<number>): Date | undefined {
+  let next = nextOccurrence(rule, startLocal, zone, after);
+  // Each skipped instant can be stepped over once; a few more than that is the most needed.
+  for (let step = 0; next && skipped.has(next.getTime()) && step <= skipped.size; step += 1) {
+    next = nextOccurrence(rule, startLocal, zone, next);
+  }
+  return next && skipped.has(next.getTime()) ? undefined : next;
+}
+
+/**
  * The next occurrence strictly after `after`, with its wall-clock time as the rule names
  * it (before any DST shift). Occurrences are found in wall-clock time, but "after" is an
  * instant: in the hour the clocks repeat, a wall-clock time later than `after`'s can still

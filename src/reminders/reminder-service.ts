@@ -10,6 +10,7 @@ import {
   firstOccurrence,
   formatLocal,
   localToInstant,
+  nextOccurrenceSkipping,
   nextOccurrenceWithLocal,
   recurrenceSchema,
   toLocalString,
@@ -121,7 +122,9 @@ export class ReminderService {
         where: { id: reminder.id },
         data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, updatedAt: now },
       });
-      // The old occurrence's job will find the due time changed and do nothing.
+      // The old occurrence's job will find the due time changed and do nothing. Occurrences
+      // skipped on the old schedule no longer name any occurrence (or, by chance, a wrong one).
+      await transaction.reminderDelivery.deleteMany({ where: { reminderId: saved.id, status: 'skipped', dueAt: { gt: now } } });
       await this.scheduleOccurrence(transaction, saved.id, planned.value.nextDueAt);
       return { ok: true as const, value: toView(saved) };
     });
@@ -138,6 +141,27 @@ export class ReminderService {
     });
     if (cancelled.count === 0) return { ok: false, error: `The reminder "${found.value.text}" is no longer active (it has just fired). Nothing was changed.` };
     return { ok: true, value: toView(await this.prisma.reminder.findUniqueOrThrow({ where: { id: found.value.id } })) };
+  }
+
+  /**
+   * Skips one future occurrence of a repeating reminder ahead of time (its event's occurrence
+   * was moved or deleted): a `skipped` delivery row, which delivery steps over. When it is
+   * the next one due, the reminder moves on to the following occurrence at once (the old
+   * job then finds the due time changed and does nothing).
+   */
+  async skipOccurrence(userId: string, reminderId: string, dueAt: Date): Promise<void> {
+    const now = this.clock.now();
+    if (dueAt.getTime() <= now.getTime()) return;
+    await this.prisma.$transaction(async (transaction) => {
+      const reminder = await this.lockActive(transaction, reminderId);
+      if (!reminder || reminder.userId !== userId || !reminder.rrule) return;
+      await transaction.reminderDelivery.createMany({ data: [{ reminderId, userId, dueAt, status: 'skipped', handledAt: now }], skipDuplicates: true });
+      if (reminder.nextDueAt?.getTime() !== dueAt.getTime()) return;
+      const skipped = await transaction.reminderDelivery.findMany({ where: { reminderId, status: 'skipped', dueAt: { gt: dueAt } }, select: { dueAt: true } });
+      const next = nextOccurrenceSkipping(reminder.rrule, reminder.startLocal, reminder.timezone, dueAt, new Set(skipped.map((row) => row.dueAt.getTime())));
+      await transaction.reminder.update({ where: { id: reminderId }, data: next ? { nextDueAt: next, updatedAt: now } : { nextDueAt: null, status: 'completed', updatedAt: now } });
+      if (next) await this.scheduleOccurrence(transaction, reminderId, next);
+    });
   }
 
   /**

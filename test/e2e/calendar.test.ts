@@ -285,6 +285,44 @@ describe('calendar through the webhook (built-in calendar)', () => {
     expect(harness.anthropic.requests).toHaveLength(4);
   });
 
+  it('a repeating event\'s reminder follows one moved occurrence, skips a deleted one, and goes with the series', async () => {
+    const tuesday = now().plus({ weeks: 1 }).set({ weekday: 2 }).startOf('day');
+    const [second, third] = [tuesday.plus({ weeks: 1 }), tuesday.plus({ weeks: 2 })];
+    harness.anthropic.enqueue(plan(`Create "Choir" every Tuesday at 18:00 from ${tuesday.toISODate()}, reminder 30 minutes before`), {
+      toolCalls: [
+        { name: 'create_calendar_event', input: { title: 'Choir', start: tuesday.set({ hour: 18 }).toFormat(LOCAL), durationMinutes: 90, recurrence: { frequency: 'weekly', weekdays: ['TU'] }, remindMinutesBefore: 30 } },
+        { name: 'complete_step', input: { summary: 'Created', reply: 'Choir every Tuesday at 6; reminders at 5:30.', created: [{ description: 'Choir' }] } },
+      ],
+    });
+    await send('choir every Tuesday at 6, remind me 30 minutes before');
+    const prisma = harness.database.prisma;
+    const [series] = await prisma.reminder.findMany({ where: { userId } });
+    expect(series).toMatchObject({ text: 'Choir at 6:00 PM', rrule: expect.stringContaining('BYDAY=TU') });
+
+    const change = (input: Record<string, unknown>, task: string) =>
+      harness.anthropic.enqueue(plan(task), { toolCalls: [{ name: input.start ? 'update_calendar_event' : 'delete_calendar_event', input }, { name: 'complete_step', input: { summary: 'Awaits confirmation', reply: 'Say yes.' } }] });
+    change({ match: 'choir', date: second.toISODate(), start: second.set({ hour: 19 }).toFormat(LOCAL), scope: 'this' }, 'Move one choir to 19:00');
+    await send('move choir on the 2nd Tuesday to 7');
+    expect(await send('yes')).toBe(`Moved "Choir" to ${second.toFormat('ccc d LLL')}, 7:00 PM.`);
+    change({ match: 'choir', date: third.toISODate(), scope: 'this' }, 'Delete one choir');
+    await send('no choir on the 3rd Tuesday');
+    expect(await send('yes')).toMatch(/^Deleted "Choir"/);
+
+    const skipped = await prisma.reminderDelivery.findMany({ where: { reminderId: series!.id }, orderBy: { dueAt: 'asc' } });
+    expect(skipped.map((row) => [row.dueAt.getTime(), row.status])).toEqual([
+      [second.set({ hour: 17, minute: 30 }).toMillis(), 'skipped'],
+      [third.set({ hour: 17, minute: 30 }).toMillis(), 'skipped'],
+    ]);
+    const own = await prisma.reminder.findMany({ where: { userId, id: { not: series!.id } } });
+    expect(own).toMatchObject([{ text: 'Choir at 7:00 PM', rrule: null, status: 'active', nextDueAt: second.set({ hour: 18, minute: 30 }).toJSDate() }]);
+
+    change({ match: 'choir', date: tuesday.toISODate(), scope: 'all' }, 'Delete every choir');
+    await send('cancel choir altogether');
+    expect(await send('yes')).toMatch(/^Deleted every "Choir"/);
+    expect((await prisma.reminder.findMany({ where: { userId } })).map((reminder) => reminder.status)).toEqual(['cancelled', 'cancelled']);
+    expect(await prisma.calendarEventReminder.count({ where: { userId } })).toBe(0);
+  });
+
   // Last: it stops and restarts Herald's workers (the app is closed by stop).
   it('a YES racing its own Twilio retry, and a second YES, delete the event once', async () => {
     const day = now().plus({ days: 4 }).startOf('day');

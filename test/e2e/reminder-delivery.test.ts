@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -217,6 +218,40 @@ describe('reminder delivery at fake times', () => {
     expect((await occurrenceJobs(harness.database, reminder.id)).map((job) => job.data.dueAt)).toContain('2026-03-04T14:00:00.000Z');
     // Nothing was staged, so there is nothing to check on later.
     expect((await reminderJobs(harness.database, reminder.id)).some((job) => job.data.recheck)).toBe(false);
+  });
+
+  it('skipped occurrences (their event occurrence moved or was deleted) are stepped over: nothing sent, the series carries on', async () => {
+    const reminder = await create('Choir at 6:00 PM', '2026-03-03T17:30', { frequency: 'weekly', weekdays: ['TU'] });
+    const [first, second, third, fourth] = ['2026-03-03T22:30:00Z', '2026-03-10T21:30:00Z', '2026-03-17T21:30:00Z', '2026-03-24T21:30:00Z'].map((iso) => new Date(iso)) as [Date, Date, Date, Date];
+    expect(reminder.nextDueAt).toEqual(first);
+    const services = harness.herald.reminders;
+
+    // The next one due: the reminder moves on at once; the old job finds nothing to do.
+    await services.skipOccurrence(userId, reminder.id, first);
+    expect(await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).toMatchObject({ status: 'active', nextDueAt: second });
+    expect((await occurrenceJobs(harness.database, reminder.id)).map((job) => job.data.dueAt)).toEqual([first.toISOString(), second.toISOString()]);
+    expect(await fire(reminder.id, first, '2026-03-03T22:30:01Z')).toEqual({ kind: 'handled', status: 'skipped', duplicate: true });
+    expect(harness.twilio.requests).toHaveLength(0);
+
+    // A later one: the delivery before it schedules the one after it. Past or foreign ones are ignored.
+    await services.skipOccurrence(userId, reminder.id, third);
+    await services.skipOccurrence(userId, reminder.id, new Date('2026-03-01T00:00:00Z'));
+    await services.skipOccurrence(randomUUID(), reminder.id, fourth);
+    expect(await fire(reminder.id, second, '2026-03-10T21:30:01Z')).toMatchObject({ status: 'sent', duplicate: false });
+    expect(bodies()).toEqual(['⏰ Reminder: Choir at 6:00 PM']);
+    expect(await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).toMatchObject({ nextDueAt: fourth, occurrencesSent: 1 });
+    expect((await prisma().reminderDelivery.findMany({ where: { reminderId: reminder.id }, orderBy: { dueAt: 'asc' } })).map((row) => [row.dueAt.toISOString(), row.status])).toEqual([
+      [first.toISOString(), 'skipped'],
+      [second.toISOString(), 'sent'],
+      [third.toISOString(), 'skipped'],
+    ]);
+
+    // Moving the series forgets what was skipped on the old schedule.
+    await services.skipOccurrence(userId, reminder.id, new Date('2026-03-31T21:30:00Z'));
+    clock.set('2026-03-11T12:00:00Z');
+    const moved = await services.update(userId, { reminderId: reminder.id }, { at: '2026-03-17T16:30' });
+    expect(moved.ok).toBe(true);
+    expect(await prisma().reminderDelivery.count({ where: { reminderId: reminder.id, status: 'skipped', dueAt: { gt: new Date('2026-03-11T12:00:00Z') } } })).toBe(0);
   });
 
   it('Twilio answering 503: retried, sent once', async () => {

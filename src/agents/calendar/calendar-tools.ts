@@ -190,8 +190,9 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         const built = changesOf(input, found.event, context.timezone);
         if (!built.ok) return toolError(built.error);
         const updated = await calendar.provider.updateEvent(found.event.id, built.changes, { scope: input.scope === 'all' ? 'series' : 'occurrence', version: input.version, timezone: context.timezone });
-        // A reminder belongs to the series: moving one occurrence leaves it where it is.
         if ((built.changes.start || built.changes.end) && (input.scope === 'all' || !found.event.recurrence)) await eventReminders.moved(context.userId, calendar.key, updated);
+        // One occurrence moved: the series' reminder skips its old time and a reminder of its own goes with it.
+        else if (built.changes.start) await eventReminders.occurrenceMoved(context.userId, calendar.key, found.event, updated);
         return ok({ effect: 'updated', event: eventView(updated), ...(built.note ? { note: built.note } : {}) });
       },
     }),
@@ -216,6 +217,7 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         const series = input.scope === 'all' || !found.event.recurrence;
         await calendar.provider.deleteEvent(found.event.id, { scope: series ? 'series' : 'occurrence', version: input.version, timezone: context.timezone });
         if (series) await eventReminders.deleted(context.userId, calendar.key, found.event.id);
+        else await eventReminders.occurrenceDeleted(context.userId, calendar.key, found.event);
         return ok({ effect: 'deleted', event: { title: found.event.title, when: eventView(found.event).when } });
       },
     }),
