@@ -30,9 +30,20 @@ export interface TimeContext {
  */
 export const formattingLocale = 'en-US';
 
+/**
+ * Zone names already found valid. Luxon checks a zone by building an Intl formatter for it
+ * (~0.1 ms), and every prompt checks the user's zone again; the runtime's zone database
+ * does not change while the process runs. Only valid names are kept, so the set stays as
+ * small as the zone database however many bad names users type.
+ */
+const knownValidZones = new Set<string>();
+
 /** True when `timezone` is an IANA zone name the runtime knows (e.g. `Asia/Jerusalem`). */
 export function isValidTimezone(timezone: string): boolean {
-  return timezone.trim() !== '' && IANAZone.isValidZone(timezone);
+  if (knownValidZones.has(timezone)) return true;
+  const valid = timezone.trim() !== '' && IANAZone.isValidZone(timezone);
+  if (valid) knownValidZones.add(timezone);
+  return valid;
 }
 
 /**
