@@ -65,16 +65,21 @@ export class ListService {
     return created.ok ? { ok: true, value: { effect: 'created', list: toView(created.value) } } : created;
   }
 
-  /** Creates the list row (or, when a concurrent call just made it, returns that one). */
-  private async createRow(userId: string, name: string): Promise<ListResult<List & { items: ListItem[] }>> {
+  /**
+   * Creates the list row at `now` (or, when a concurrent call just made it, returns that
+   * one). `created` says which: only a list made here is known to be empty, so it is not
+   * read back (with its items, Prisma would wrap the insert in a four-statement transaction).
+   */
+  private async createRow(userId: string, name: string, now = this.clock.now()): Promise<ListResult<List & { items: ListItem[]; created: boolean }>> {
     const normalizedName = normalizeListName(name) || name.trim().toLowerCase();
     if ((await this.prisma.list.count({ where: { userId } })) >= MAX_LISTS) return { ok: false, error: `The user already has ${MAX_LISTS} lists; ask them to delete one first.` };
-    const now = this.clock.now();
     const created = await this.prisma.list
-      .create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now }, include: { items: true } })
+      .create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now } })
+      .then((list) => ({ ...list, items: [], created: true }))
       .catch(async (error: { code?: string }) => {
         if (error.code !== 'P2002') throw error;
-        return this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: { orderBy: { position: 'asc' } } } });
+        const existing = await this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: { orderBy: { position: 'asc' } } } });
+        return { ...existing, created: false };
       });
     return { ok: true, value: created };
   }
@@ -90,12 +95,16 @@ export class ListService {
   async addItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange & { listCreated: boolean }>> {
     // A named list is found or made in one or two round trips; the view is built from what is known.
     let listCreated = false;
+    let createdNow = false;
     let resolved: ListResult<List & { items: ListItem[] }>;
+    const now = this.clock.now();
     const named = listName ? await this.findByName(userId, listName) : null;
     if (named) resolved = { ok: true, value: named };
     else if (listName) {
-      resolved = await this.createRow(userId, listName);
-      listCreated = resolved.ok && resolved.value.items.length === 0;
+      const made = await this.createRow(userId, listName, now);
+      resolved = made;
+      createdNow = made.ok && made.value.created;
+      listCreated = made.ok && made.value.items.length === 0;
     } else resolved = await this.resolve(userId, undefined);
     if (!resolved.ok) return resolved;
     const list = resolved.value;
@@ -113,11 +122,11 @@ export class ListService {
       }
     }
     if (list.items.length + fresh.length > MAX_ITEMS_PER_LIST) return { ok: false, error: `The ${list.name} list would have more than ${MAX_ITEMS_PER_LIST} items. Nothing was added.` };
-    const now = this.clock.now();
     const start = list.items.reduce((highest, item) => Math.max(highest, item.position), -1) + 1;
     if (fresh.length > 0) {
       await this.prisma.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
-      await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
+      // A list made by this call already has updatedAt = now.
+      if (!createdNow) await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
     }
     const view: ListView = { name: list.name, items: [...list.items.map((item) => ({ text: item.text, checked: item.checked })), ...fresh.map((text) => ({ text, checked: false }))] };
     return { ok: true, value: { list: view, effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };

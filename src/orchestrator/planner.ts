@@ -124,6 +124,9 @@ function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStep
     description: 'Submit the execution plan. Call it once, after resolving any relative dates. Do not call it if you can answer directly.',
     mutates: false,
     inputSchema: schema,
+    // The round's checks above are not JSON Schema: the model sees the plain plan schema,
+    // whose JSON Schema is built once rather than on every planning round.
+    modelSchema: planSchema,
     run: async () => ({ isError: false, output: 'Plan accepted.' }),
   });
 }

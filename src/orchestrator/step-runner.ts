@@ -7,7 +7,7 @@ import type { Clock } from '../shared/clock.js';
 import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
-import { defineTool } from '../tools/tool.js';
+import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
@@ -48,14 +48,7 @@ export interface StepAttempt {
 export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies): Promise<StepResult> {
   const started = deps.clock.now().getTime();
   const { agent } = attempt;
-  const outputSchema = agentOutputSchema(agent.outputData);
-  const completeStep = defineTool({
-    name: 'complete_step',
-    description: 'Report the outcome of your task. Call it exactly once, when you are done (or cannot proceed).',
-    mutates: false,
-    inputSchema: outputSchema,
-    run: async () => ({ isError: false, output: 'Recorded.' }),
-  });
+  const completeStep = completeStepTool(agent.outputData);
   const system = agentSystemPrompt(agent, attempt.user, deps.clock.now(), attempt.replyLanguage);
   const task = agentTaskMessage(attempt, agent.promptBudgetTokens - estimateTokens(system.map((block) => block.text).join('')));
   // Filled in as the agent works, so a step cut off by a timeout still records (and its
@@ -116,4 +109,27 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       error: timedOut ? describeError(reason instanceof TimeoutError ? reason : new TimeoutError('the step took too long')) : describeError(error),
     });
   }
+}
+
+/** `complete_step` per agent output schema: built once, so its schema (and JSON Schema) is too. */
+const completeStepTools = new WeakMap<AgentDefinition['outputData'], ToolDefinition>();
+
+/**
+ * The finishing tool of an agent whose `data` has this schema: its input is the agent's
+ * report. The tool is pure and depends only on the schema, so every step of every turn
+ * shares one, instead of rebuilding the envelope schema and its JSON Schema per step.
+ */
+function completeStepTool(outputData: AgentDefinition['outputData']): ToolDefinition {
+  let tool = completeStepTools.get(outputData);
+  if (!tool) {
+    tool = defineTool({
+      name: 'complete_step',
+      description: 'Report the outcome of your task. Call it exactly once, when you are done (or cannot proceed).',
+      mutates: false,
+      inputSchema: agentOutputSchema(outputData),
+      run: async () => ({ isError: false, output: 'Recorded.' }),
+    });
+    completeStepTools.set(outputData, tool);
+  }
+  return tool;
 }

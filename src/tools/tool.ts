@@ -48,6 +48,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   inputSchema: Schema;
+  /**
+   * What the model is shown instead of `inputSchema`, when that adds per-call refinements
+   * (checks against this turn's limits) that JSON Schema cannot express anyway: a schema
+   * built once has its JSON Schema generated once, not on every call. Default: `inputSchema`.
+   */
+  modelSchema?: z.ZodType;
   /** True when the tool creates, changes or deletes something (checked by the verifier). */
   mutates: boolean;
   /**

@@ -30,9 +30,20 @@ export interface TimeContext {
  */
 export const formattingLocale = 'en-US';
 
+/**
+ * Zone names already found valid. Luxon checks a zone by building an Intl formatter for it
+ * (~0.1 ms), and every prompt checks the user's zone again; the runtime's zone database
+ * does not change while the process runs. Only valid names are kept, so the set stays as
+ * small as the zone database however many bad names users type.
+ */
+const knownValidZones = new Set<string>();
+
 /** True when `timezone` is an IANA zone name the runtime knows (e.g. `Asia/Jerusalem`). */
 export function isValidTimezone(timezone: string): boolean {
-  return timezone.trim() !== '' && IANAZone.isValidZone(timezone);
+  if (knownValidZones.has(timezone)) return true;
+  const valid = timezone.trim() !== '' && IANAZone.isValidZone(timezone);
+  if (valid) knownValidZones.add(timezone);
+  return valid;
 }
 
 /**
@@ -53,14 +64,32 @@ export function formatIsoWithOffset(moment: DateTime): string {
 }
 
 /**
+ * The latest description per zone. A turn builds its planner's and every agent's prompt
+ * within a second or so, each with the user's current time, and luxon takes a few tenths
+ * of a millisecond to format it.
+ */
+const lastDescribed = new Map<string, { second: number; context: TimeContext }>();
+
+/**
  * Describes `now` in `timezone`.
  *
  * @throws RangeError when `timezone` is not a valid IANA zone; callers that take the zone
  * from user settings check {@link isValidTimezone} first and report a tool error instead.
  */
 export function describeNow(now: Date, timezone: string): TimeContext {
+  // Whole seconds: the description does not change within one.
+  const second = Math.floor(now.getTime() / 1000);
+  const last = lastDescribed.get(timezone);
+  if (last?.second === second) return { ...last.context };
   if (!isValidTimezone(timezone)) throw new RangeError(`Invalid IANA time zone: ${timezone}`);
-  const local = DateTime.fromJSDate(now, { zone: timezone }).setLocale(formattingLocale).startOf('second');
+  const context = describe(DateTime.fromJSDate(now, { zone: timezone }).setLocale(formattingLocale).startOf('second'), timezone);
+  // Keyed by valid zone names only, so the map stays as small as the zone database.
+  lastDescribed.set(timezone, { second, context });
+  return { ...context };
+}
+
+/** The description of a moment already in the user's zone and locale. */
+function describe(local: DateTime, timezone: string): TimeContext {
   return {
     iso: formatIsoWithOffset(local),
     date: local.toFormat('yyyy-MM-dd'),

@@ -45,6 +45,15 @@ describe('describeNow', () => {
       'Wednesday, January 28, 2026 at 10:30 AM (2026-01-28T10:30:00-08:00), weekday Wednesday (3), time zone America/Los_Angeles, UTC-08:00',
     );
   });
+
+  it('describes the same second alike, the next second anew, and hands out copies', () => {
+    const first = describeNow(new Date('2026-03-29T00:59:59.100Z'), 'Europe/London');
+    first.time = 'changed by a caller';
+    expect(describeNow(new Date('2026-03-29T00:59:59.900Z'), 'Europe/London')).toMatchObject({ iso: '2026-03-29T00:59:59+00:00', time: '00:59' });
+    // The clocks go forward at 01:00 UTC: the next second is another hour and offset.
+    expect(describeNow(new Date('2026-03-29T01:00:00.000Z'), 'Europe/London')).toMatchObject({ iso: '2026-03-29T02:00:00+01:00', time: '02:00', utcOffset: '+01:00' });
+    expect(describeNow(new Date('2026-03-29T01:00:00.000Z'), 'UTC')).toMatchObject({ iso: '2026-03-29T01:00:00+00:00', timezone: 'UTC' });
+  });
 });
 
 describe('get_current_time', () => {
