@@ -26,3 +26,20 @@ export interface AccountsSubcommand {
 
 /** A failure to print as it is (no stack), with exit status 1. */
 export class CommandError extends Error {}
+
+/**
+ * The `--password` option's value: as given, or with `-`, the first line of standard input
+ * (`printf '%s' "$PASSWORD" | npm run accounts -- add-imap … --password -`), so the secret
+ * does not show in the process list or the shell's history.
+ */
+export async function passwordOption(value: string | boolean | undefined, input: AsyncIterable<Buffer | string> = process.stdin): Promise<string> {
+  if (value !== '-') return String(value ?? '');
+  let text = '';
+  for await (const chunk of input) {
+    text += chunk.toString();
+    if (text.includes('\n')) break;
+  }
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new CommandError('--password - reads the password from standard input, and it was empty.');
+  return password;
+}

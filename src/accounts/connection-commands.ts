@@ -7,7 +7,7 @@ import { GoogleAccounts } from '../connections/google-accounts.js';
 import { SecretBox } from '../connections/secret-box.js';
 import { systemClock } from '../shared/clock.js';
 import { randomIds } from '../shared/ids.js';
-import { CommandError, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
+import { CommandError, passwordOption, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
 import { servesGmail } from '../email/gmail-mailbox.js';
 import { GMAIL_SEND_SCOPE } from '../email/gmail-provider.js';
 
@@ -40,23 +40,24 @@ async function userByPhone(context: AccountsContext, phone: string, create: bool
 export const connectionSubcommands: AccountsSubcommand[] = [
   {
     name: 'add-caldav',
-    usage: '--phone +15551234567 --url URL --username U --password P [--calendar NAME]',
+    usage: '--phone +15551234567 --url URL --username U --password P|- [--calendar NAME]   (- reads the password from standard input)',
     summary: "Connect a CalDAV calendar (iCloud, Fastmail, Nextcloud…) as the user's calendar, after checking it with the server.",
     options: { phone: { type: 'string' }, url: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, calendar: { type: 'string' } },
     required: ['phone', 'url', 'username', 'password'],
     async run(values, context) {
-      const user = await userByPhone(context, String(values.phone), true);
-      const { calendars } = await services(context);
       const url = String(values.url);
       if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new CommandError(`--url must be the server's full address, starting with https:// (got "${url}").`);
-      const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password: String(values.password), calendar: values.calendar as string | undefined });
+      const password = await passwordOption(values.password);
+      const user = await userByPhone(context, String(values.phone), true);
+      const { calendars } = await services(context);
+      const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password, calendar: values.calendar as string | undefined });
       if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
       return `Connected ${connected.connection.label} for ${user.phone}: calendar "${connected.calendarName}" is now their calendar (connection ${connected.connection.id}).`;
     },
   },
   {
     name: 'add-imap',
-    usage: '--phone +15551234567 --imap-url imaps://HOST:993 --smtp-url smtps://HOST:465 --username U --password P [--address EMAIL] [--sent-saved-by-server]',
+    usage: '--phone +15551234567 --imap-url imaps://HOST:993 --smtp-url smtps://HOST:465 --username U --password P|- [--address EMAIL] [--sent-saved-by-server]   (- reads the password from standard input)',
     summary: "Connect a mailbox over IMAP/SMTP as the user's email, after logging in to both servers.",
     options: { phone: { type: 'string' }, 'imap-url': { type: 'string' }, 'smtp-url': { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, address: { type: 'string' }, 'sent-saved-by-server': { type: 'boolean' } },
     required: ['phone', 'imap-url', 'smtp-url', 'username', 'password'],
@@ -68,9 +69,10 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const username = String(values.username);
       const address = String(values.address ?? username);
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new CommandError(`The username "${username}" is not an email address: give the mailbox's address with --address.`);
+      const password = await passwordOption(values.password);
       const user = await userByPhone(context, String(values.phone), true);
       const { emails } = await services(context);
-      const connected = await emails.connectImap(user.id, { imapUrl, smtpUrl, username, password: String(values.password), address, sentSavedByServer: values['sent-saved-by-server'] === true });
+      const connected = await emails.connectImap(user.id, { imapUrl, smtpUrl, username, password, address, sentSavedByServer: values['sent-saved-by-server'] === true });
       if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
       return `Connected ${connected.connection.label} for ${user.phone} as their mailbox (connection ${connected.connection.id}).`;
     },

@@ -29,13 +29,18 @@ describe('npm run accounts -- add-imap', () => {
   });
 
   function accounts(...args: string[]): Promise<Run> {
+    return accountsWithInput(undefined, ...args);
+  }
+  /** The command with `input` on its standard input (closed at once when there is none). */
+  function accountsWithInput(input: string | undefined, ...args: string[]): Promise<Run> {
     return new Promise((resolve) => {
-      execFile(
+      const child = execFile(
         'npm',
         ['run', '--silent', 'accounts', '--', ...args],
         { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago' }, timeout: 60_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
+      child.stdin?.end(input ?? '');
     });
   }
   const add = (...extra: string[]) => accounts('add-imap', '--phone', '+14155552681', '--imap-url', dovecot.url, '--smtp-url', smtp.url, '--username', 'ana@herald.test', ...extra);
@@ -70,5 +75,17 @@ describe('npm run accounts -- add-imap', () => {
     const removed = await accounts('remove', '--phone', '+14155552681', '--provider', 'imap');
     expect(removed.code).toBe(0);
     expect(await database.prisma.connection.count()).toBe(0);
+  });
+
+  it('--password - reads the password from standard input (kept out of the process list); empty input is refused', async () => {
+    const empty = await accountsWithInput('', 'add-imap', '--phone', '+14155552681', '--imap-url', dovecot.url, '--smtp-url', smtp.url, '--username', 'ana@herald.test', '--password', '-');
+    expect(empty).toMatchObject({ code: 1, stderr: '--password - reads the password from standard input, and it was empty.\n' });
+    expect(await database.prisma.connection.count()).toBe(0);
+    const piped = await accountsWithInput('app-password\n', 'add-imap', '--phone', '+14155552681', '--imap-url', dovecot.url, '--smtp-url', smtp.url, '--username', 'ana@herald.test', '--password', '-');
+    expect(piped.stderr).toBe('');
+    expect(piped.code).toBe(0);
+    const [saved] = await database.prisma.connection.findMany();
+    expect(new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).openJson(saved!.secrets)).toEqual({ password: 'app-password' });
+    await accounts('remove', '--phone', '+14155552681', '--provider', 'imap');
   });
 });
