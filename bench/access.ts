@@ -24,6 +24,7 @@ import { REMINDER_QUEUE, reminderQueueDefinition } from '../src/reminders/remind
 import { systemClock } from '../src/shared/clock.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { sampleMs } from './support/sampling.js';
 
 const USERS = 10_000;
 const TURNS_TODAY = 50_000;
@@ -34,17 +35,6 @@ const BUDGET_TARGET_MS = 20;
 const ERASE_TARGET_MS = 2000;
 
 const phone = (index: number) => `+1212${String(5_000_000 + index).padStart(7, '0')}`;
-
-async function time(action: () => Promise<unknown>): Promise<number[]> {
-  for (let run = 0; run < WARM_UP; run += 1) await action();
-  const samples: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const started = performance.now();
-    await action();
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
 
 export const accessBenchmark: Benchmark = {
   name: 'access',
@@ -86,7 +76,7 @@ export const accessBenchmark: Benchmark = {
         ['invite mode, stranger told today', () => invite.check('+12125559999', 'hello')],
       ];
       for (const [name, action] of gateCases) {
-        const samples = await time(action);
+        const samples = await sampleMs(RUNS, WARM_UP, action);
         const p99 = percentile(samples, 0.99);
         rows.push([`access check: ${name}`, ms(percentile(samples, 0.5)), ms(p99)]);
         checks.push({ name: `access check, ${name}: p99`, target: `< ${CHECK_TARGET_MS} ms`, measured: `${ms(p99)} ms`, pass: p99 < CHECK_TARGET_MS, kind: 'target' });
@@ -98,7 +88,7 @@ export const accessBenchmark: Benchmark = {
         ['user day + deployment day', 1000],
       ] as const) {
         const guard = new BudgetGuard(database.prisma, systemClock, { userDailyUsd: 1, dailyUsd, deploymentTimezone: 'America/New_York' }, logger);
-        const samples = await time(() => guard.check({ id: users[index++ % users.length]!.id, timezone: 'America/New_York' }));
+        const samples = await sampleMs(RUNS, WARM_UP, () => guard.check({ id: users[index++ % users.length]!.id, timezone: 'America/New_York' }));
         const p99 = percentile(samples, 0.99);
         rows.push([`budget check: ${name}`, ms(percentile(samples, 0.5)), ms(p99)]);
         checks.push({ name: `budget check, ${name}: p99`, target: `< ${BUDGET_TARGET_MS} ms`, measured: `${ms(p99)} ms`, pass: p99 < BUDGET_TARGET_MS, kind: 'target' });

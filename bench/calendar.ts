@@ -6,7 +6,6 @@
  * over repeated calls after a warm-up, through the tools exactly as the agent calls them.
  * Targets: list p95 under 500 ms, create p95 under 300 ms, on either provider.
  */
-import { performance } from 'node:perf_hooks';
 import { DateTime } from 'luxon';
 import { calendarEventTools } from '../src/agents/calendar/calendar-tools.js';
 import { CalendarService } from '../src/calendar/calendar-service.js';
@@ -19,10 +18,11 @@ import { ReminderService } from '../src/reminders/reminder-service.js';
 import type { JobQueue } from '../src/queue/job-queue.js';
 import { systemClock } from '../src/shared/clock.js';
 import { randomIds } from '../src/shared/ids.js';
-import type { ToolContext, ToolDefinition } from '../src/tools/tool.js';
+import type { ToolContext } from '../src/tools/tool.js';
 import { RadicaleServer } from '../test/helpers/radicale-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { runTool, sampleMs } from './support/sampling.js';
 
 const ZONE = 'America/New_York';
 const EVENTS = 200;
@@ -34,24 +34,6 @@ const CREATE_TARGET_MS = 300;
 
 /** The month measured: far enough ahead that nothing else is in it. */
 const month = DateTime.fromISO('2027-05-01', { zone: ZONE });
-
-async function timed(runs: number, action: (index: number) => Promise<unknown>): Promise<number[]> {
-  for (let index = 0; index < WARM_UP; index += 1) await action(-1 - index);
-  const samples: number[] = [];
-  for (let index = 0; index < runs; index += 1) {
-    const started = performance.now();
-    await action(index);
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
-
-/** Runs a tool as the agent's loop does; a failure stops the benchmark (it would be measuring errors). */
-async function call(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<unknown> {
-  const result = await tool.run(tool.inputSchema.parse(input), context);
-  if (result.isError) throw new Error(`${tool.name} failed: ${result.error}`);
-  return result.output;
-}
 
 export const calendarBenchmark: Benchmark = {
   name: 'calendar',
@@ -84,13 +66,13 @@ export const calendarBenchmark: Benchmark = {
           await provider.createEvent({ title: `Meeting ${index + 1}`, allDay: false, start: start.toFormat("yyyy-MM-dd'T'HH:mm"), end: start.plus({ minutes: 45 }).toFormat("yyyy-MM-dd'T'HH:mm"), timezone: ZONE });
         }
         let listed = 0;
-        const list = await timed(LIST_RUNS, async () => {
-          const output = (await call(tool('get_calendar_events'), { from: month.toISODate(), to: month.endOf('month').toISODate() }, context)) as { count: number };
+        const list = await sampleMs(LIST_RUNS, WARM_UP, async () => {
+          const output = (await runTool(tool('get_calendar_events'), { from: month.toISODate(), to: month.endOf('month').toISODate() }, context)) as { count: number };
           listed = output.count;
         });
-        const create = await timed(CREATE_RUNS, (index) => {
+        const create = await sampleMs(CREATE_RUNS, WARM_UP, (index) => {
           const start = month.plus({ months: 1, days: Math.abs(index) % 28, hours: 7 + (Math.abs(index) % 12) });
-          return call(tool('create_calendar_event'), { title: `Bench ${index}`, start: start.toFormat("yyyy-MM-dd'T'HH:mm"), durationMinutes: 30 }, context);
+          return runTool(tool('create_calendar_event'), { title: `Bench ${index}`, start: start.toFormat("yyyy-MM-dd'T'HH:mm"), durationMinutes: 30 }, context);
         });
         rows.push([kind, 'get_calendar_events (a month, 200 events)', ms(percentile(list, 0.5)), ms(percentile(list, 0.95))]);
         rows.push([kind, 'create_calendar_event', ms(percentile(create, 0.5)), ms(percentile(create, 0.95))]);

@@ -5,7 +5,6 @@
  * the checklist page through PageService on Postgres (token lookup, list read, render),
  * for context. Targets: render p99 under 5 ms, page weight under 60 kB.
  */
-import { performance } from 'node:perf_hooks';
 import { connectDatabase } from '../src/db/database.js';
 import { ListService } from '../src/lists/list-service.js';
 import { FormRegistry } from '../src/pages/form-definition.js';
@@ -16,6 +15,7 @@ import { PageStore } from '../src/pages/page-store.js';
 import { systemClock } from '../src/shared/clock.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { sampleMs } from './support/sampling.js';
 
 const WARM_UP = 200;
 const RUNS = 2000;
@@ -45,18 +45,6 @@ function checklistView(): PageView {
   return { page, expiresAt: new Date('2026-02-05T10:00:00Z'), controls: { csrfToken: 'x'.repeat(43), revision: 3 }, checklists: new Map([[0, { items }]]), forms: new Map() };
 }
 
-/** Times `action` RUNS times after WARM_UP runs; milliseconds per run. */
-async function time(action: () => unknown): Promise<number[]> {
-  for (let run = 0; run < WARM_UP; run += 1) await action();
-  const samples: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const started = performance.now();
-    await action();
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
-
 export const pagesBenchmark: Benchmark = {
   name: 'pages',
   description: 'Page rendering: p50/p99 and weight of a 200-entry agenda and a 300-item checklist',
@@ -69,7 +57,7 @@ export const pagesBenchmark: Benchmark = {
       ['checklist, 300 items', checklistView()],
     ] as const) {
       const bytes = Buffer.byteLength(renderPage(view).html);
-      const samples = await time(() => renderPage(view));
+      const samples = await sampleMs(RUNS, WARM_UP, () => renderPage(view));
       const p99 = percentile(samples, 0.99);
       rows.push([`render: ${name}`, ms(percentile(samples, 0.5)), ms(p99), bytes]);
       checks.push({ name: `${name}: render p99`, target: `< ${RENDER_TARGET_MS} ms`, measured: `${ms(p99)} ms`, pass: p99 < RENDER_TARGET_MS, kind: 'target' });
@@ -86,7 +74,7 @@ export const pagesBenchmark: Benchmark = {
       const made = await pages.create(user.id, 'Europe/London', { title: 'Packing', sections: [{ kind: 'checklist', list: 'packing' }] });
       if (!made.ok) throw new Error(made.error);
       const token = made.value.link.split('/p/')[1]!;
-      const samples = await time(() => pages.open(token));
+      const samples = await sampleMs(RUNS, WARM_UP, () => pages.open(token));
       const opened = await pages.open(token);
       const bytes = opened.kind === 'document' ? Buffer.byteLength(opened.document.html) : Number.NaN;
       rows.push(['open /p/<token>: checklist, 300 items (Postgres + render)', ms(percentile(samples, 0.5)), ms(percentile(samples, 0.99)), bytes]);

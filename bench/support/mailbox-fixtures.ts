@@ -3,8 +3,8 @@
  * share: the same mailbox contents, the same timing loop, and tool calls as the agent makes
  * them, so their figures compare.
  */
-import { performance } from 'node:perf_hooks';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
+import { runTool, sampleMs } from './sampling.js';
 
 /** Messages in the big mailbox, unread ones in the small one, measured runs and warm-up runs. */
 export const MESSAGES = 10_000;
@@ -25,20 +25,14 @@ export function mail(index: number, date: Date, to: string): string {
   return [...headers, 'Content-Type: text/plain; charset=utf-8', '', paragraph, '', 'Best,', from.split(' ')[0], ''].join('\r\n');
 }
 
-export async function timed(runs: number, action: (index: number) => Promise<unknown>): Promise<number[]> {
-  for (let index = 0; index < WARM_UP; index += 1) await action(-1 - index);
-  const samples: number[] = [];
-  for (let index = 0; index < runs; index += 1) {
-    const started = performance.now();
-    await action(index);
-    samples.push(performance.now() - started);
-  }
-  return samples;
+/** {@link sampleMs} with the email benchmarks' warm-up. */
+export function timed(runs: number, action: (index: number) => Promise<unknown>): Promise<number[]> {
+  return sampleMs(runs, WARM_UP, action);
 }
 
+/** A mailbox tool's text result, run as the agent's loop does. */
 export async function call(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<string> {
-  const result = await tool.run(tool.inputSchema.parse(input), context);
-  if (result.isError) throw new Error(`${tool.name} failed: ${result.error}`);
-  if (typeof result.output !== 'string') throw new Error(`${tool.name} did not read the mailbox: ${JSON.stringify(result.output)}`);
-  return result.output;
+  const output = await runTool(tool, input, context);
+  if (typeof output !== 'string') throw new Error(`${tool.name} did not read the mailbox: ${JSON.stringify(output)}`);
+  return output;
 }
