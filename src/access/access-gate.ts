@@ -75,9 +75,9 @@ export class AccessGate {
       if (known || granted) return { kind: 'serve' };
       return this.admitNewcomer(phone, body);
     }
-    // A JOIN from someone already in is not conversation (nor a code for the model to see).
-    if (granted) return joinCode(body) === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies.alreadyIn };
     const code = joinCode(body);
+    // A JOIN from someone already in is not conversation (nor a code for the model to see).
+    if (granted) return code === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies.alreadyIn };
     if (code !== undefined) return this.join(phone, code);
     // STOP and the other opt-out words are answered by Twilio itself; a notice after them would be refused (21610) and rude.
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'stranger' };

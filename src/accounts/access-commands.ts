@@ -1,18 +1,10 @@
-import { parseTwilioAddress } from '../channels/phone-number.js';
 import { AccessService } from '../access/access-service.js';
 import { systemClock } from '../shared/clock.js';
-import { CommandError, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
+import { CommandError, phoneOption, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
 
 /** The invite list on the command's database, with the configured mode and owners. */
 function accessService(context: AccountsContext): AccessService {
   return new AccessService(context.database.prisma, systemClock, context.config.access);
-}
-
-/** `--phone` as E.164, or a clear error. */
-function phoneOption(value: string | boolean | undefined): string {
-  const parsed = parseTwilioAddress(String(value ?? ''));
-  if (!parsed || parsed.channel !== 'sms') throw new CommandError(`"${String(value)}" is not a phone number in international form, such as +15551234567.`);
-  return parsed.phone;
 }
 
 /** `allow`, `revoke`, `invite-code` and `users`: the owners' text commands (INVITE, REVOKE, INVITE CODE, USERS) for operators. */

@@ -1,3 +1,4 @@
+import { parseTwilioAddress } from '../channels/phone-number.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
@@ -42,4 +43,11 @@ export async function passwordOption(value: string | boolean | undefined, input:
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new CommandError('--password - reads the password from standard input, and it was empty.');
   return password;
+}
+
+/** `--phone` as E.164, or a clear error. */
+export function phoneOption(value: string | boolean | undefined): string {
+  const parsed = parseTwilioAddress(String(value ?? ''));
+  if (!parsed || parsed.channel !== 'sms') throw new CommandError(`"${String(value)}" is not a phone number in international form, such as +15551234567.`);
+  return parsed.phone;
 }

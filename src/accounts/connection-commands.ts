@@ -1,4 +1,4 @@
-import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
+import { timezoneForPhone } from '../channels/phone-number.js';
 import { CalendarService } from '../calendar/calendar-service.js';
 import { EmailService } from '../email/email-service.js';
 import { ConnectionStore } from '../connections/connection-store.js';
@@ -7,7 +7,7 @@ import { GoogleAccounts } from '../connections/google-accounts.js';
 import { SecretBox } from '../connections/secret-box.js';
 import { systemClock } from '../shared/clock.js';
 import { randomIds } from '../shared/ids.js';
-import { CommandError, passwordOption, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
+import { CommandError, passwordOption, phoneOption, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
 import { servesGmail } from '../email/gmail-mailbox.js';
 import { GMAIL_SEND_SCOPE } from '../email/gmail-provider.js';
 
@@ -25,15 +25,14 @@ async function services({ config, database, logger }: AccountsContext) {
 
 /** The user with this phone number; `create` makes one (as their first text would) when there is none. */
 async function userByPhone(context: AccountsContext, phone: string, create: boolean) {
-  const parsed = parseTwilioAddress(phone);
-  if (!parsed || parsed.channel !== 'sms') throw new CommandError(`"${phone}" is not a phone number in international form, such as +15551234567.`);
-  const found = await context.database.prisma.user.findUnique({ where: { phone: parsed.phone } });
+  const e164 = phoneOption(phone);
+  const found = await context.database.prisma.user.findUnique({ where: { phone: e164 } });
   if (found || !create) {
-    if (!found) throw new CommandError(`No user has the number ${parsed.phone}.`);
+    if (!found) throw new CommandError(`No user has the number ${e164}.`);
     return found;
   }
   const now = new Date();
-  return context.database.prisma.user.create({ data: { phone: parsed.phone, timezone: timezoneForPhone(parsed.phone, context.config.defaultTimezone), createdAt: now, updatedAt: now } });
+  return context.database.prisma.user.create({ data: { phone: e164, timezone: timezoneForPhone(e164, context.config.defaultTimezone), createdAt: now, updatedAt: now } });
 }
 
 /** `add-caldav`, `add-imap`, `list` and `remove`: connected accounts (calendars and mailboxes). */

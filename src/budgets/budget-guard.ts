@@ -61,8 +61,8 @@ export class BudgetGuard {
    */
   async recordSpend(executor: PrismaExecutor, costUsd: number): Promise<void> {
     if (costUsd <= 0) return;
-    const { day } = startOfDay(this.clock.now(), this.settings.deploymentTimezone);
     const now = this.clock.now();
+    const { day } = startOfDay(now, this.settings.deploymentTimezone);
     await executor.$executeRaw`
       INSERT INTO "DeploymentSpend" ("day", "costUsd", "updatedAt") VALUES (${day}, ${costUsd}::numeric, ${now})
       ON CONFLICT ("day") DO UPDATE SET "costUsd" = "DeploymentSpend"."costUsd" + EXCLUDED."costUsd", "updatedAt" = EXCLUDED."updatedAt"`;
