@@ -1,28 +1,18 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImapMailProvider, type ImapSettings } from '../../src/email/imap-provider.js';
-import { MailError } from '../../src/email/mail-message.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { TcpFaultProxy } from '../helpers/tcp-fault-proxy.js';
 import { rawMail } from './mail-fixtures.js';
-import { describeMailProvider } from './provider-contract.js';
+import { describeMailProvider, failure } from './provider-contract.js';
 
 const clock = new ManualClock('2026-05-20T12:00:00Z');
 
 function imapProvider(settings: ImapSettings, password: string): ImapMailProvider {
   return new ImapMailProvider({ label: `Test mail (${settings.username})`, settings, password, timeoutMs: 5000, clock, ids: randomIds });
-}
-
-async function failure(work: Promise<unknown>): Promise<MailError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MailError);
-  return error as MailError;
 }
 
 describeMailProvider('IMAP + SMTP (a real Dovecot, an SMTP receiver)', async () => {

@@ -24,7 +24,8 @@ export interface MailboxUnderTest {
   close(): Promise<void>;
 }
 
-async function failure(work: Promise<unknown>): Promise<MailError> {
+/** The MailError `work` rejects with (the test fails if it resolves or throws anything else). */
+export async function failure(work: Promise<unknown>): Promise<MailError> {
   const error = await work.then(
     () => undefined,
     (caught: unknown) => caught,
