@@ -60,6 +60,9 @@ export async function startEmbeddedPostgres(
   const dataDir = path.resolve(directory);
   const binaries = await loadBinaries();
   const owner = await postgresOwner();
+  // As root the server runs as `postgres`, which must reach the binaries too: the project
+  // may sit in a directory only root can enter (a checkout under `mktemp -d`).
+  if (owner.uid !== undefined) await makeReachable(binaries.initdb);
   const reused = await reuseRunningServer(dataDir, binaries, owner, persistent, logger);
   if (reused) return reused;
 
@@ -207,7 +210,15 @@ async function initialise(dataDir: string, binaries: PostgresBinaries, owner: Ow
 /** The postgres user must be able to reach the data directory through its parents. */
 async function makeTraversable(directory: string): Promise<void> {
   const info = await stat(directory);
-  if ((info.mode & 0o001) === 0) await chmod(directory, info.mode | 0o711);
+  if ((info.mode & 0o001) === 0) await chmod(directory, (info.mode & 0o7777) | 0o711);
+}
+
+/** Lets other users pass through (not list) every directory above `file`, where they cannot yet. */
+async function makeReachable(file: string): Promise<void> {
+  for (let directory = path.dirname(file); ; directory = path.dirname(directory)) {
+    await makeTraversable(directory);
+    if (path.dirname(directory) === directory) return;
+  }
 }
 
 async function runAs(owner: Owner, command: string, args: string[]): Promise<void> {
