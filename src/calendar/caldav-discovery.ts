@@ -21,7 +21,7 @@ const PREFERRED_NAMES = /^(calendar|calendars|personal|home|default|kalender)$/i
 export async function checkCaldavAccount(account: { serverUrl: string; username: string; password: string; timeoutMs: number }, preferred?: string): Promise<CaldavCheck> {
   let lastStatus: number | undefined;
   let networkError: unknown;
-  const timedFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const timedFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     try {
       const response = await fetch(input, { ...init, signal: AbortSignal.timeout(account.timeoutMs) });
       lastStatus = response.status;

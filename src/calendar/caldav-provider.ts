@@ -137,7 +137,7 @@ export class CaldavCalendarProvider implements CalendarProvider {
   }
 
   /** fetch with a timeout, turning HTTP and network failures into CalendarErrors. */
-  private readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  private readonly fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     let response: Response;
     try {
       response = await fetch(input, { ...init, signal: AbortSignal.timeout(this.account.timeoutMs) });

@@ -19,7 +19,7 @@ export function decodeMimeWords(value: string): string {
 
 /** Bytes in a named charset as text; an unknown charset is read as UTF-8 (bad bytes become U+FFFD). */
 export function decodeBytes(bytes: Uint8Array, charset: string | undefined): string {
-  let decoder: TextDecoder;
+  let decoder: InstanceType<typeof TextDecoder>;
   try {
     decoder = new TextDecoder(charset?.trim() || 'utf-8');
   } catch {
