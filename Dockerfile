@@ -5,8 +5,8 @@
 #
 # or, with Postgres alongside: `docker compose up --build` (see docker-compose.yml).
 
-# Node 24 is an LTS line; the official bookworm-slim image is the LTS runtime Herald
-# targets in containers (the code also runs on Node >= 20.19).
+# Node 24, the active LTS line, is Herald's one runtime (package.json engines, .nvmrc); CI
+# installs, tests, builds and smoke-tests on it too (.ci/run).
 ARG NODE_VERSION=24
 
 # ---------------------------------------------------------------------------
@@ -27,7 +27,7 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 # own postinstall is not a dependency script, so it always runs.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
-COPY scripts ./scripts
+COPY scripts/prisma-generate.mjs ./scripts/prisma-generate.mjs
 RUN npm ci
 
 # ---------------------------------------------------------------------------

@@ -109,7 +109,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const ids = options.ids ?? randomIds;
   const database =
     options.database ??
-    (await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize }, logger));
+    (await openDatabase(
+      { url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, connectTimeoutMs: config.database.connectTimeoutMs },
+      logger,
+    ));
   const { prisma } = database;
 
   // Each role's fallback models are tried when its model is unavailable (after the SDK's retries).

@@ -1,6 +1,7 @@
 import { describeEnvironment, loadConfig, withoutCredentials } from './config/config.js';
 import { createLogger } from './logging/logger.js';
 import { createHerald } from './runtime.js';
+import { DatabaseUnavailableError } from './db/wait-for-database.js';
 import { ConfigurationError } from './shared/errors.js';
 
 /**
@@ -21,7 +22,17 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty: config.nodeEnv === 'development' && process.stdout.isTTY });
   logger.info({ environment: describeEnvironment(process.env) }, 'starting Herald');
 
-  const herald = await createHerald({ config, logger });
+  let herald;
+  try {
+    herald = await createHerald({ config, logger });
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) {
+      logger.fatal({ error: error.message }, 'database unreachable: giving up');
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   await herald.start();
   const address = await herald.app.listen({ host: config.http.host, port: config.http.port });
   const listening = herald.app.server.address();
@@ -39,9 +50,9 @@ async function main(): Promise<void> {
     // process group, and npm and tsx relay it too): later copies are ignored.
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing turns in flight');
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing turns in flight');
     try {
-      await herald.stop();
+      await herald.stop(config.shutdownGraceMs);
       logger.info('stopped cleanly');
       process.exit(0);
     } catch (error) {

@@ -27,7 +27,11 @@ function toConfig(environment: Environment) {
       url: environment.DATABASE_URL,
       dataDir: environment.DATA_DIR,
       poolSize: environment.DATABASE_POOL_SIZE,
+      /** How long start-up waits for DATABASE_URL's server before giving up (exit 1). */
+      connectTimeoutMs: environment.DATABASE_CONNECT_TIMEOUT_MS,
     },
+    /** On SIGTERM: how long turns in flight may finish before they are handed back to the lease. */
+    shutdownGraceMs: environment.SHUTDOWN_GRACE_MS,
     twilio: {
       /** "console" when credentials are absent: replies are logged and recorded, not sent. */
       transport: twilioConfigured ? ('twilio' as const) : ('console' as const),

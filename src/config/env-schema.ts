@@ -123,6 +123,8 @@ export const environmentSchema = z
     DATABASE_URL: unsetWhenEmpty(postgresUrl.optional()),
     DATA_DIR: withDefault('.data'),
     DATABASE_POOL_SIZE: integer(10, 1),
+    DATABASE_CONNECT_TIMEOUT_MS: integer(60_000, 0),
+    SHUTDOWN_GRACE_MS: integer(20_000, 0),
 
     PUBLIC_BASE_URL: unsetWhenEmpty(publicBaseUrl.optional()),
 

@@ -5,6 +5,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logging/logger.js';
 import { startEmbeddedPostgres, type EmbeddedDatabaseServer } from './embedded-postgres.js';
 import { applyMigrations } from './migrator.js';
+import { waitForDatabase } from './wait-for-database.js';
 
 /** Herald's database handles: one pg pool shared by Prisma and the job queue. */
 export interface Database {
@@ -23,6 +24,8 @@ export interface DatabaseOptions {
   poolSize: number;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /** How long to wait for DATABASE_URL's server to accept connections (DATABASE_CONNECT_TIMEOUT_MS); default 60 s. */
+  connectTimeoutMs?: number;
 }
 
 const EMBEDDED_DATABASE_NAME = 'herald';
@@ -37,6 +40,9 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
   if (!url) {
     embedded = await startEmbeddedPostgres(path.join(options.dataDir, 'postgres'), logger);
     url = await ensureDatabase(embedded.serverUrl, EMBEDDED_DATABASE_NAME);
+  } else {
+    // A database that starts alongside the app (a container platform) may be a few seconds late.
+    await waitForDatabase(url, logger, { timeoutMs: options.connectTimeoutMs ?? 60_000 });
   }
   try {
     if (options.migrate !== false) await applyMigrations(url, logger);

