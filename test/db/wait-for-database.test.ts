@@ -42,8 +42,11 @@ describe('waiting for the database at start-up', () => {
 
     const waiting = waitForDatabase(url, logger, { timeoutMs: 10_000, initialDelayMs: 500, maxDelayMs: 4_000, sleep: time.sleep, now: time.now });
 
-    await expect(waiting).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    const error = await waiting.catch((caught: Error) => caught);
+    const error = await waiting.then(
+      () => expect.fail('waitForDatabase returned although nothing listens'),
+      (caught: unknown) => caught as Error,
+    );
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect(error.message).toContain(`127.0.0.1:${proxy.port}`);
     expect(error.message).toContain('connection refused');
     expect(error.message).toContain('DATABASE_CONNECT_TIMEOUT_MS');
