@@ -41,7 +41,9 @@ describe('loadConfig: defaults', () => {
       rateLimitPerMinute: 600,
     });
     // No DATABASE_URL: an embedded Postgres under ./.data.
-    expect(config.database).toEqual({ url: undefined, dataDir: '.data', poolSize: 10 });
+    // Start-up waits up to a minute for DATABASE_URL's server; a SIGTERM gives turns 20 s.
+    expect(config.database).toEqual({ url: undefined, dataDir: '.data', poolSize: 10, connectTimeoutMs: 60_000 });
+    expect(config.shutdownGraceMs).toBe(20_000);
     expect(config.twilio.transport).toBe('console');
     expect(config.twilio.authToken).toBeUndefined();
     expect(config.anthropic.apiKey).toBeUndefined();
