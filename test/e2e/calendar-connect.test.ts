@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
+import { LOOPBACK_ALLOWED } from '../helpers/outbound.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { freePort } from '../helpers/herald-process.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
@@ -40,7 +41,8 @@ describe('connecting a calendar', () => {
   beforeAll(async () => {
     [radicale, google] = await Promise.all([RadicaleServer.start({ ana: 'right-password' }), FakeGoogleServer.start()]);
     await radicale.createCalendar('ana', 'right-password', 'personal', 'Personal');
-    harness = await HeraldHarness.start({ clock, env: google.env() });
+    // The tests' Radicale is on this machine: allowed as a self-hoster allows their own server.
+    harness = await HeraldHarness.start({ clock, env: { ...google.env(), CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
     harness.anthropic.reset();

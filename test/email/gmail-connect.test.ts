@@ -15,6 +15,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { SequentialIds } from '../../src/shared/ids.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { loopbackPolicy } from '../helpers/outbound.js';
 
 /**
  * Connecting Gmail on the Google connection the calendar may already have (incremental
@@ -51,7 +52,7 @@ describe('Gmail on the shared Google connection', () => {
       store,
       logger,
     );
-    calendars = new CalendarService({ prisma: database.prisma, connections: store, google: accounts, clock: systemClock, ids: new SequentialIds(), timeoutMs: 5000, logger });
+    calendars = new CalendarService({ prisma: database.prisma, connections: store, google: accounts, clock: systemClock, ids: new SequentialIds(), timeoutMs: 5000, outbound: loopbackPolicy(), logger });
     // The other mailbox's form is the IMAP engineer's; a stand-in with the same purpose shows the hand-over.
     const otherMailbox = defineConnectMethod({ purpose: 'imap-email', title: 'Connect your mailbox', intro: 'Server and app password.', form: { title: 'Mailbox', submitLabel: 'Connect', schema: z.object({}), fields: [] }, submit: async () => ({ kind: 'done', message: 'ok' }) });
     connect = new ConnectService(links, [...calendarConnectMethods({ calendars, links, google: accounts, logger }), ...gmailConnectMethods({ links, google: accounts, otherMailboxPurpose: 'imap-email', logger }), otherMailbox], logger);
