@@ -260,7 +260,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     statusCallbacks: outbox,
     pages,
-    connect: { connect: calendar.connect, calendarFeed: calendar.feed },
+    connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
