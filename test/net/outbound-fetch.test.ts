@@ -1,43 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AllowedHosts, parseAllowedHosts } from '../../src/net/allowed-hosts.js';
 import { createOutboundHttp } from '../../src/net/outbound-fetch.js';
 import { OUTBOUND_REFUSED_MESSAGE, OutboundPolicy, OutboundRefusedError, PLAIN_HTTP_REFUSED_MESSAGE, type HostResolver } from '../../src/net/outbound-policy.js';
 import { mappedResolver } from '../helpers/outbound.js';
-
-/** An HTTP server on this machine that records what reached it. */
-class RecordingServer {
-  readonly requests: Array<{ method: string; url: string; host: string; authorization?: string | undefined; body: string }> = [];
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
-
-  static async start(answer: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end('ok')): Promise<RecordingServer> {
-    let recorder: RecordingServer | undefined;
-    const server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        recorder!.requests.push({ method: request.method ?? '', url: request.url ?? '', host: request.headers.host ?? '', authorization: request.headers.authorization, body });
-        answer(request, response);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    recorder = new RecordingServer(server, (server.address() as AddressInfo).port);
-    return recorder;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
+import { RecordingServer } from '../helpers/recording-server.js';
 
 function httpWith(allowed: string, resolver?: HostResolver, timeoutMs = 3000) {
   const parsed = parseAllowedHosts(allowed);
