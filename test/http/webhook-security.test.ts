@@ -435,12 +435,13 @@ describe('without TWILIO_AUTH_TOKEN (local use)', () => {
 
   it('refuses an unsigned webhook from loopback that a reverse proxy relayed (X-Forwarded-For, Forwarded, X-Real-IP): behind a local proxy everyone arrives from loopback', async () => {
     const before = await harness.database.prisma.message.count({ where: { role: 'user' } });
-    for (const headers of [
+    const relayed: Array<Record<string, string>> = [
       { 'x-forwarded-for': '203.0.113.9' },
       { 'x-forwarded-for': '127.0.0.1' },
       { forwarded: 'for=203.0.113.9;proto=https' },
       { 'x-real-ip': '203.0.113.9' },
-    ]) {
+    ];
+    for (const headers of relayed) {
       for (const address of ['127.0.0.1', '::1']) {
         const response = await unsigned(newPhone(), marker('relayed'), address, headers);
         expect(response.statusCode, `${address} ${JSON.stringify(headers)}`).toBe(403);
