@@ -162,6 +162,26 @@ describe('.env.example', () => {
 });
 
 // ---------------------------------------------------------------------------
+// .github/dependabot.yml
+// ---------------------------------------------------------------------------
+
+describe('.github/dependabot.yml', () => {
+  const config = parse(read('.github/dependabot.yml')) as {
+    version: number;
+    updates: Array<{ 'package-ecosystem': string; directory: string; schedule: { interval: string }; groups?: Record<string, { 'applies-to'?: string; patterns?: string[] }> }>;
+  };
+
+  it('checks npm and the Docker base image weekly, with security updates grouped', () => {
+    expect(config.version).toBe(2);
+    for (const ecosystem of ['npm', 'docker']) {
+      const update = config.updates.find((entry) => entry['package-ecosystem'] === ecosystem);
+      expect(update, ecosystem).toMatchObject({ directory: '/', schedule: { interval: 'weekly' } });
+      expect(Object.values(update!.groups ?? {}).some((group) => group['applies-to'] === 'security-updates' && group.patterns?.includes('*')), ecosystem).toBe(true);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
 // Dockerfile and .dockerignore
 // ---------------------------------------------------------------------------
 
@@ -244,25 +264,5 @@ describe('.dockerignore', () => {
 
   it('keeps node_modules, secrets and local state out of the build context', () => {
     for (const entry of ['node_modules', '.env', '.data', 'src/generated']) expect(patterns).toContain(entry);
-  });
-});
-
-// ---------------------------------------------------------------------------
-// .github/dependabot.yml
-// ---------------------------------------------------------------------------
-
-describe('.github/dependabot.yml', () => {
-  const config = parse(read('.github/dependabot.yml')) as {
-    version: number;
-    updates: Array<{ 'package-ecosystem': string; directory: string; schedule: { interval: string }; groups?: Record<string, { 'applies-to'?: string; patterns?: string[] }> }>;
-  };
-
-  it('checks npm and the Docker base image weekly, with security updates grouped', () => {
-    expect(config.version).toBe(2);
-    for (const ecosystem of ['npm', 'docker']) {
-      const update = config.updates.find((entry) => entry['package-ecosystem'] === ecosystem);
-      expect(update, ecosystem).toMatchObject({ directory: '/', schedule: { interval: 'weekly' } });
-      expect(Object.values(update!.groups ?? {}).some((group) => group['applies-to'] === 'security-updates' && group.patterns?.includes('*')), ecosystem).toBe(true);
-    }
   });
 });
