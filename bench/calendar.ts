@@ -23,6 +23,7 @@ import { RadicaleServer } from '../test/helpers/radicale-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
 import { runTool, sampleMs } from './support/sampling.js';
+import { loopbackPolicy } from '../test/helpers/outbound.js';
 
 const ZONE = 'America/New_York';
 const EVENTS = 200;
@@ -48,7 +49,7 @@ export const calendarBenchmark: Benchmark = {
     try {
       await radicale.createCalendar('ana', 'app-password', 'personal', 'Personal');
       const connections = new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 5)), systemClock);
-      const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: 15_000, logger });
+      const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: 15_000, outbound: loopbackPolicy(), logger });
       // No event reminders are made here: the reminder service is never reached.
       const tools = calendarEventTools({ calendars, eventReminders: new EventReminders(database.prisma, new ReminderService(database.prisma, undefined as unknown as JobQueue, systemClock, { maxTextLength: 500, maxActivePerUser: 500 })) });
       const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;

@@ -26,6 +26,7 @@ import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { call, mail, MESSAGES, RUNS, senders, timed, UNREAD, WARM_UP } from './support/mailbox-fixtures.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { loopbackPolicy } from '../test/helpers/outbound.js';
 
 const ZONE = 'America/New_York';
 const SEARCH_TARGET_MS = 1000;
@@ -53,7 +54,7 @@ export const emailBenchmark: Benchmark = {
 
       const connections = new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 6)), systemClock);
       const links = new ConnectLinks(database.prisma, new SecretBox(Buffer.alloc(32, 6)), systemClock, { ttlMinutes: 15, publicBaseUrl: 'https://herald.bench' });
-      const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, logger });
+      const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, outbound: loopbackPolicy(), logger });
       emailsToClose = emails;
       const agent = emailAgent({ emails, links });
       const tool = (name: string) => agent.tools.find((candidate) => candidate.name === name)!;
@@ -90,7 +91,7 @@ export const emailBenchmark: Benchmark = {
       }
       // A fresh email service each time: the call logs in first (a turn's first mail call).
       const cold = await timed(RUNS, async () => {
-        const fresh = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, logger });
+        const fresh = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, outbound: loopbackPolicy(), logger });
         await call(emailAgent({ emails: fresh, links }).tools.find((candidate) => candidate.name === 'search_emails')!, { from: 'dana@example.com' }, big);
         await fresh.close();
       });

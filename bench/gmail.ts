@@ -27,6 +27,7 @@ import { FakeGoogleServer } from '../test/fakes/fake-google-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { call, mail, MESSAGES, RUNS, senders, timed, UNREAD, WARM_UP } from './support/mailbox-fixtures.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { loopbackPolicy } from '../test/helpers/outbound.js';
 
 const ZONE = 'America/New_York';
 const SEARCH_TARGET_MS = 500;
@@ -53,7 +54,7 @@ export const gmailBenchmark: Benchmark = {
         connections,
         logger,
       );
-      const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, logger });
+      const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: 30_000, outbound: loopbackPolicy(), logger });
       emails.addFactory({ ...gmailFactory({ google: accounts, timeoutMs: 30_000, clock: systemClock, ids: randomIds }), keepsConnectionOnRefusal: true });
       const agent = emailAgent({ emails, links });
       const tool = (name: string) => agent.tools.find((candidate) => candidate.name === name)!;

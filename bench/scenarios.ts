@@ -40,6 +40,7 @@ import { UserService } from '../src/users/user-service.js';
 import { FakeAnthropicServer, type ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
+import { OutboundPolicy } from '../src/net/outbound-policy.js';
 
 const MODEL_LATENCY_MS = 50;
 // Any fixed key: the benchmark connects no accounts, but the calendar module wants one.
@@ -50,8 +51,8 @@ async function productionRegistry(config: Config, prisma: PrismaClient, services
   const ids = randomIds;
   const lists = new ListService(prisma, systemClock);
   const pages = new PageService(new PageStore(prisma, logger), lists, new FormRegistry([profileForm(services.users)]), systemClock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl }, logger);
-  const calendar = await createCalendarModule({ config, prisma, reminders: services.reminders, clock: systemClock, ids, logger });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock: systemClock, ids, logger });
+  const calendar = await createCalendarModule({ config, prisma, reminders: services.reminders, outbound: new OutboundPolicy(), clock: systemClock, ids, logger });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound: new OutboundPolicy(), clock: systemClock, ids, logger });
   return createHeraldAgents({ ...services, lists, pages, calendar, email }, config.limits.agentPromptTokens);
 }
 const REPETITIONS = 20;

@@ -52,6 +52,8 @@ import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
 import { MyDataPage } from './data-rights/my-data-page.js';
 import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
+import { AllowedHosts } from './net/allowed-hosts.js';
+import { OutboundPolicy, type HostResolver } from './net/outbound-policy.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -71,6 +73,8 @@ export interface HeraldOptions {
   leaseSweepIntervalMs?: number;
   /** Turn worker polling interval (seconds). */
   pollingIntervalSeconds?: number;
+  /** Resolves the host names of servers users connect (tests map names to addresses); default the system's. */
+  resolver?: HostResolver;
 }
 
 /** A wired Herald: the HTTP app plus the workers behind it. */
@@ -164,8 +168,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl },
     logger.child({ component: 'pages' }),
   );
-  const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock, ids, logger });
+  // The one rule for every server a user points Herald at (CalDAV, IMAP, SMTP): src/net.
+  const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -257,7 +263,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     statusCallbacks: outbox,
     pages,
-    connect: { connect: calendar.connect, calendarFeed: calendar.feed },
+    connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([

@@ -34,10 +34,10 @@ RETURNING 1`;
 const FAILED_JOINS = `SELECT "failedJoins", "failedSince" FROM "StrangerNotice"
  WHERE "phoneHash" = $1 AND "failedSince" > $2::timestamp`;
 
+/** Counts a failed JOIN; when the number was last told anything is the notice's business (CLAIM_NOTICE). */
 const RECORD_FAILED_JOIN = `
 INSERT INTO "StrangerNotice" ("phoneHash", "kind", "lastNoticeAt", "failedJoins", "failedSince") VALUES ($1, 'private', $2::timestamp, 1, $2::timestamp)
 ON CONFLICT ("phoneHash") DO UPDATE SET
-  "lastNoticeAt" = EXCLUDED."lastNoticeAt",
   "failedJoins" = CASE WHEN "StrangerNotice"."failedSince" > $3::timestamp THEN "StrangerNotice"."failedJoins" + 1 ELSE 1 END,
   "failedSince" = CASE WHEN "StrangerNotice"."failedSince" > $3::timestamp THEN "StrangerNotice"."failedSince" ELSE EXCLUDED."failedSince" END`;
 
@@ -48,7 +48,8 @@ const FORGET_OLD = `DELETE FROM "StrangerNotice" WHERE "lastNoticeAt" < $1::time
  * The door, checked by the webhook before anything is stored (ACCESS_MODE, OWNER_PHONES).
  *
  * - invite mode: owners and the invite list are served; `JOIN <code>` with a valid code
- *   joins the list; anyone else is told at most once a day that this is a private assistant.
+ *   joins the list (and is welcomed); anyone else gets at most one reply a day whatever they
+ *   send: the private-assistant notice, or "that code didn't work".
  * - open mode: everyone is served, except that past NEW_USERS_PER_HOUR a new number is
  *   told (once a day) to come back later.
  *
@@ -108,13 +109,15 @@ export class AccessGate {
       this.logger?.info('invite code redeemed: a new number joined');
       return { kind: 'refuse', reason: 'joined', reply: strangerReplies.joined };
     }
+    // A stranger's failed JOIN is answered like anything else they send: at most once a day.
+    const decision = await this.notice(phone, 'private', 'join_failed', strangerReplies.joinFailed);
     await this.pool.query({ name: preparedName(RECORD_FAILED_JOIN), text: RECORD_FAILED_JOIN, values: [hash, sqlTimestamp(now), dayAgo] });
-    this.logger?.info('JOIN with a code that does not work');
-    return { kind: 'refuse', reason: 'join_failed', reply: strangerReplies.joinFailed };
+    this.logger?.info({ replied: decision.kind === 'refuse' && decision.reply !== undefined }, 'JOIN with a code that does not work');
+    return decision;
   }
 
-  /** The reply, if this number was not told within a day; nothing otherwise. */
-  private async notice(phone: string, kind: 'private' | 'busy', reason: 'stranger' | 'busy', reply: string): Promise<AccessDecision> {
+  /** The reply, if this number was not told anything within a day; nothing otherwise. */
+  private async notice(phone: string, kind: 'private' | 'busy', reason: 'stranger' | 'busy' | 'join_failed', reply: string): Promise<AccessDecision> {
     const now = this.clock.now();
     const dayAgo = sqlTimestamp(new Date(now.getTime() - NOTICE_INTERVAL_MS));
     const { rowCount } = await this.pool.query({ name: preparedName(CLAIM_NOTICE), text: CLAIM_NOTICE, values: [this.hash(phone), kind, sqlTimestamp(now), dayAgo] });

@@ -10,13 +10,17 @@ import { randomIds } from '../shared/ids.js';
 import { CommandError, passwordOption, phoneOption, type AccountsContext, type AccountsSubcommand } from './accounts-subcommand.js';
 import { servesGmail } from '../email/gmail-mailbox.js';
 import { GMAIL_SEND_SCOPE } from '../email/gmail-provider.js';
+import { AllowedHosts } from '../net/allowed-hosts.js';
+import { OutboundPolicy } from '../net/outbound-policy.js';
 
 /** The services these commands use, on the command's database. */
 async function services({ config, database, logger }: AccountsContext) {
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(database.prisma, box, systemClock);
-  const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
-  const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, logger });
+  // The operator's connections are trusted (they own the network); the policy still resolves once and pins the address.
+  const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), logger });
+  const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, outbound, logger });
+  const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, outbound, logger });
   // Only to give Herald's grant back to Google when a Google account is removed (no OAuth flow runs here).
   const base = config.http.linkBaseUrl.replace(/\/+$/, '');
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger) : undefined;
@@ -49,7 +53,8 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const password = await passwordOption(values.password);
       const user = await userByPhone(context, String(values.phone), true);
       const { calendars } = await services(context);
-      const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password, calendar: values.calendar as string | undefined });
+      // The operator owns the network: any address, and the connection keeps that trust.
+      const connected = await calendars.connectCaldav(user.id, { serverUrl: url, username: String(values.username), password, calendar: values.calendar as string | undefined }, 'operator');
       if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
       return `Connected ${connected.connection.label} for ${user.phone}: calendar "${connected.calendarName}" is now their calendar (connection ${connected.connection.id}).`;
     },
@@ -71,7 +76,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       const password = await passwordOption(values.password);
       const user = await userByPhone(context, String(values.phone), true);
       const { emails } = await services(context);
-      const connected = await emails.connectImap(user.id, { imapUrl, smtpUrl, username, password, address, sentSavedByServer: values['sent-saved-by-server'] === true });
+      const connected = await emails.connectImap(user.id, { imapUrl, smtpUrl, username, password, address, sentSavedByServer: values['sent-saved-by-server'] === true }, 'operator');
       if (!connected.ok) throw new CommandError(`Not connected: ${connected.error}`);
       return `Connected ${connected.connection.label} for ${user.phone} as their mailbox (connection ${connected.connection.id}).`;
     },
@@ -91,7 +96,8 @@ export const connectionSubcommands: AccountsSubcommand[] = [
         const inUse = connection.id === settings?.connectionId ? ', the calendar in use' : '';
         // One Google account can serve the calendar and mail: say what it is used for.
         const mail = servesGmail(connection) ? `, Gmail (${connection.scopes.includes(GMAIL_SEND_SCOPE) ? 'read and send' : 'read only'})` : '';
-        return `${connection.id}  ${connection.provider}  ${connection.label}  ${connection.status}${inUse}${mail}`;
+        const trusted = connection.operatorTrusted ? ', added by the operator (any address)' : '';
+        return `${connection.id}  ${connection.provider}  ${connection.label}  ${connection.status}${inUse}${mail}${trusted}`;
       });
       const calendar = settings?.connectionId ? '' : "\nCalendar: Herald's built-in calendar";
       return `${user.phone}: ${all.length === 0 ? 'no connected accounts' : `${all.length} connected account${all.length === 1 ? '' : 's'}`}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}${calendar}`;

@@ -1,4 +1,6 @@
 import { createDAVClient } from 'tsdav';
+import { networkFailureText, type OutboundHttp } from '../net/outbound-fetch.js';
+import { OutboundRefusedError } from '../net/outbound-policy.js';
 
 /** A calendar found on a CalDAV server. */
 export interface DiscoveredCalendar {
@@ -16,19 +18,30 @@ const PREFERRED_NAMES = /^(calendar|calendars|personal|home|default|kalender)$/i
 /**
  * Logs in to a CalDAV server the way a calendar app does (RFC 6764 discovery from the
  * server URL, the principal, its calendar home) and lists the calendars that hold events.
- * Used before anything is saved: a connection that cannot work is never stored.
+ * Used before anything is saved: a connection that cannot work is never stored. Every
+ * request goes through the outbound policy (`http`): an address it refuses is answered
+ * with its one message before anything is contacted, and a calendar the server names on
+ * a refused address (another host, a private one) refuses the whole account.
  */
-export async function checkCaldavAccount(account: { serverUrl: string; username: string; password: string; timeoutMs: number }, preferred?: string): Promise<CaldavCheck> {
+export async function checkCaldavAccount(account: { serverUrl: string; username: string; password: string; http: OutboundHttp }, preferred?: string): Promise<CaldavCheck> {
+  try {
+    await account.http.check(account.serverUrl);
+  } catch (error) {
+    if (error instanceof OutboundRefusedError) return refusedAddress(error);
+    return { ok: false, field: 'serverUrl', error: `Could not reach that server (${networkFailureText(error)}). Check the address and try again.` };
+  }
   let lastStatus: number | undefined;
   let networkError: unknown;
-  const timedFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+  let refusal: OutboundRefusedError | undefined;
+  const checkedFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     try {
-      const response = await fetch(input, { ...init, signal: AbortSignal.timeout(account.timeoutMs) });
+      const response = await account.http.fetch(input, init);
       lastStatus = response.status;
       return response;
     } catch (error) {
-      // tsdav wraps what fetch threw; the original says why the server could not be reached.
-      networkError ??= error;
+      // tsdav swallows some failures (discovery tries several URLs): the first one says why.
+      if (error instanceof OutboundRefusedError) refusal ??= error;
+      else networkError ??= error;
       throw error;
     }
   };
@@ -38,15 +51,19 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
       credentials: { username: account.username, password: account.password },
       authMethod: 'Basic',
       defaultAccountType: 'caldav',
-      fetch: timedFetch,
+      fetch: checkedFetch,
     });
     const calendars = (await client.fetchCalendars())
       .filter((calendar) => !calendar.components || calendar.components.includes('VEVENT'))
       .map((calendar) => ({ url: calendar.url, name: typeof calendar.displayName === 'string' && calendar.displayName ? calendar.displayName : (calendar.url.split('/').filter(Boolean).pop() ?? 'Calendar') }));
     if (calendars.length === 0) {
+      if (refusal) return refusedAddress(refusal);
       if (lastStatus === 401 || lastStatus === 403) return refusedPassword();
       return { ok: false, field: 'serverUrl', error: 'Signed in, but found no calendars for events at this address. Check the server address.' };
     }
+    // The server names where its calendars are: each is checked like the address typed
+    // before it is stored (later requests go there with the password).
+    for (const calendar of calendars) await account.http.check(calendar.url);
     const wanted = preferred?.toLowerCase();
     const index = Math.max(0, wanted ? calendars.findIndex((calendar) => calendar.name.toLowerCase() === wanted) : calendars.findIndex((calendar) => PREFERRED_NAMES.test(calendar.name)));
     if (wanted && calendars[index]!.name.toLowerCase() !== wanted) {
@@ -54,8 +71,10 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
     }
     return { ok: true, calendars: [calendars[index]!, ...calendars.filter((_calendar, position) => position !== index)] };
   } catch (error) {
+    if (error instanceof OutboundRefusedError) return refusedAddress(error);
+    if (refusal) return refusedAddress(refusal);
     if (lastStatus === 401 || lastStatus === 403) return refusedPassword();
-    if (lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${describe(networkError ?? error)}). Check the address and try again.` };
+    if (lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${networkFailureText(networkError ?? error)}). Check the address and try again.` };
     return { ok: false, field: 'serverUrl', error: `That server did not answer like a CalDAV calendar server (HTTP ${lastStatus}). Check the address.` };
   }
 }
@@ -64,8 +83,7 @@ function refusedPassword(): CaldavCheck {
   return { ok: false, field: 'password', error: 'The server refused this username and password. For iCloud use an app-specific password (appleid.apple.com → Sign-In and Security).' };
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'it did not answer in time';
-  const code = (error as { cause?: { code?: string } }).cause?.code;
-  return code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'no such server' : 'network error';
+/** The outbound policy's one message: nothing here depends on what listens at the address. */
+function refusedAddress(error: OutboundRefusedError): CaldavCheck {
+  return { ok: false, field: 'serverUrl', error: error.message };
 }

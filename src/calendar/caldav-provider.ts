@@ -1,6 +1,8 @@
 import { createCalendarObject, deleteCalendarObject, fetchCalendarObjects, updateCalendarObject, type DAVCalendarObject } from 'tsdav';
 import { z } from 'zod';
 import type { IdGenerator } from '../shared/ids.js';
+import { networkFailureText, type OutboundHttp } from '../net/outbound-fetch.js';
+import { OutboundRefusedError } from '../net/outbound-policy.js';
 import type { Clock } from '../shared/clock.js';
 import { CalendarError, type CalendarEvent, type EventChanges, type EventDraft, type TimeRange, type WriteOptions } from './calendar-event.js';
 import type { CalendarProvider } from './calendar-provider.js';
@@ -25,7 +27,8 @@ export interface CaldavAccount {
   calendarUrl: string;
   username: string;
   password: string;
-  timeoutMs: number;
+  /** Requests under the outbound policy, with the connection's trust and timeout: every URL is checked at each use. */
+  http: OutboundHttp;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface CaldavAccount {
  * recurrence to decide what matches; Herald expands the occurrences itself). Writes carry
  * the ETag: If-None-Match on create, If-Match on change and delete, so a change someone
  * made on the server since is reported, never overwritten. Every failure becomes a
- * {@link CalendarError} that says nothing was changed.
+ * {@link CalendarError} that says nothing was changed. Every request, to the stored
+ * calendar URL or wherever the server points, is checked by the outbound policy first.
  */
 export class CaldavCalendarProvider implements CalendarProvider {
   readonly kind = 'caldav' as const;
@@ -136,15 +140,18 @@ export class CaldavCalendarProvider implements CalendarProvider {
     }
   }
 
-  /** fetch with a timeout, turning HTTP and network failures into CalendarErrors. */
+  /** fetch under the outbound policy (with its timeout), turning HTTP and network failures into CalendarErrors. */
   private readonly fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     let response: Response;
     try {
-      response = await fetch(input, { ...init, signal: AbortSignal.timeout(this.account.timeoutMs) });
+      response = await this.account.http.fetch(input, init);
     } catch (error) {
+      if (error instanceof OutboundRefusedError) {
+        throw new CalendarError('unreachable', `${this.label} cannot be used from here: ${error.message} Nothing was changed; the connection is kept.`, { cause: error });
+      }
       throw new CalendarError(
         'unreachable',
-        `${this.label} could not be reached (${describeNetworkError(error)}). Nothing was changed, and the connection is kept; try again later.`,
+        `${this.label} could not be reached (${networkFailureText(error)}). Nothing was changed, and the connection is kept; try again later.`,
         { cause: error },
       );
     }
@@ -157,10 +164,4 @@ export class CaldavCalendarProvider implements CalendarProvider {
     if (response.status >= 400) throw new CalendarError('server', `${this.label} refused the request (HTTP ${response.status}). Nothing was changed.`);
     return response;
   };
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'it did not answer in time';
-  const code = (error as { cause?: { code?: string } }).cause?.code;
-  return code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'no such server' : 'network error';
 }

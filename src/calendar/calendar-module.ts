@@ -6,6 +6,7 @@ import { resolveEncryptionKey } from '../connections/encryption-key.js';
 import { GoogleAccounts } from '../connections/google-accounts.js';
 import { SecretBox } from '../connections/secret-box.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import type { OutboundPolicy } from '../net/outbound-policy.js';
 import type { Logger } from '../logging/logger.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
 import type { Clock } from '../shared/clock.js';
@@ -22,14 +23,14 @@ import { EventReminders } from './event-reminders.js';
  * calendar service, its feed and calendar-agent. Email (next) adds its connect methods and
  * agent beside these, on the same box, store and links.
  */
-export async function createCalendarModule(deps: { config: Config; prisma: PrismaClient; reminders: ReminderService; clock: Clock; ids: IdGenerator; logger: Logger }) {
-  const { config, prisma, clock, ids, logger } = deps;
+export async function createCalendarModule(deps: { config: Config; prisma: PrismaClient; reminders: ReminderService; outbound: OutboundPolicy; clock: Clock; ids: IdGenerator; logger: Logger }) {
+  const { config, prisma, clock, ids, logger, outbound } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(prisma, box, clock);
   const links = new ConnectLinks(prisma, box, clock, { ttlMinutes: config.connections.linkTtlMinutes, publicBaseUrl: config.http.linkBaseUrl });
   const base = config.http.linkBaseUrl.replace(/\/+$/, '');
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger.child({ component: 'google' })) : undefined;
-  const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'calendar' }) });
+  const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, outbound, logger: logger.child({ component: 'calendar' }) });
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
   const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));

@@ -4,6 +4,8 @@ import { GoogleAccessRevokedError, type GoogleAccounts } from '../connections/go
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import { createOutboundHttp } from '../net/outbound-fetch.js';
+import type { OutboundPolicy, OutboundTrust } from '../net/outbound-policy.js';
 import { BuiltinCalendarProvider } from './builtin-provider.js';
 import { checkCaldavAccount, type CaldavCheck } from './caldav-discovery.js';
 import { CaldavCalendarProvider, caldavSecretsSchema, caldavSettingsSchema } from './caldav-provider.js';
@@ -31,6 +33,8 @@ export interface CalendarServiceDependencies {
   ids: IdGenerator;
   /** One request to a CalDAV server or Google. */
   timeoutMs: number;
+  /** Which addresses CalDAV servers may be at (src/net). */
+  outbound: OutboundPolicy;
   logger: Logger;
 }
 
@@ -100,10 +104,17 @@ export class CalendarService {
   /**
    * Checks a CalDAV account against its server (discovery, sign-in, its calendars) and only
    * then saves it, password sealed, as the user's calendar. Nothing is stored when the
-   * check fails; the answer says what to fix, by field.
+   * check fails; the answer says what to fix, by field. A user (the default) reaches only
+   * public addresses and CONNECT_ALLOWED_HOSTS, over https unless the operator allowed the
+   * host; the operator (`trust: 'operator'`) reaches anything, and the connection keeps
+   * that trust at every later use.
    */
-  async connectCaldav(userId: string, input: { serverUrl: string; username: string; password: string; calendar?: string | undefined }): Promise<{ ok: true; connection: ConnectionRecord; calendarName: string } | Extract<CaldavCheck, { ok: false }>> {
-    const checked = await checkCaldavAccount({ ...input, timeoutMs: this.deps.timeoutMs }, input.calendar);
+  async connectCaldav(
+    userId: string,
+    input: { serverUrl: string; username: string; password: string; calendar?: string | undefined },
+    trust: OutboundTrust = 'user',
+  ): Promise<{ ok: true; connection: ConnectionRecord; calendarName: string } | Extract<CaldavCheck, { ok: false }>> {
+    const checked = await checkCaldavAccount({ ...input, http: createOutboundHttp(this.deps.outbound, { trust, timeoutMs: this.deps.timeoutMs }) }, input.calendar);
     if (!checked.ok) return checked;
     const chosen = checked.calendars[0]!;
     const host = new URL(input.serverUrl).hostname;
@@ -114,6 +125,7 @@ export class CalendarService {
       label: `${service} (${input.username})`,
       settings: { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url, calendarName: chosen.name },
       secrets: { password: input.password },
+      operatorTrusted: trust === 'operator',
     });
     await this.useConnection(userId, connection.id);
     return { ok: true, connection, calendarName: chosen.name };
@@ -146,7 +158,13 @@ class LazyCaldavProvider implements CalendarProvider {
       const settings = caldavSettingsSchema.parse(this.connection.settings);
       const secrets = await this.deps.connections.secrets(this.connection, caldavSecretsSchema);
       return new CaldavCalendarProvider(
-        { label: this.connection.label, calendarUrl: settings.calendarUrl, username: settings.username, password: secrets.password, timeoutMs: this.deps.timeoutMs },
+        {
+          label: this.connection.label,
+          calendarUrl: settings.calendarUrl,
+          username: settings.username,
+          password: secrets.password,
+          http: createOutboundHttp(this.deps.outbound, { trust: this.connection.operatorTrusted ? 'operator' : 'user', timeoutMs: this.deps.timeoutMs }),
+        },
         this.deps.clock,
         this.deps.ids,
       );

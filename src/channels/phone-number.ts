@@ -56,6 +56,17 @@ export function toTwilioAddress(phone: string, channel: ChannelName): string {
 }
 
 /**
+ * A number shown to whoever holds a link, without giving it away: the country code and
+ * the last four digits (`+14155550123` → `+1 ••• ••• 0123`), enough for its owner to
+ * recognise it.
+ */
+export function maskPhone(phone: string): string {
+  const countryCode = parsePhoneNumberFromString(phone)?.countryCallingCode;
+  const last = phone.replace(/\D/g, '').slice(-4);
+  return countryCode ? `+${countryCode} ••• ••• ${last}` : `••• ••• ${last}`;
+}
+
+/**
  * The country a number belongs to.
  *
  * @param phone A number in international form ("+447911123456").

@@ -142,6 +142,11 @@ function toConfig(environment: Environment) {
       linkTtlMinutes: environment.CONNECT_LINK_TTL_MINUTES,
       /** One request to a CalDAV server or Google's API. */
       timeoutMs: environment.CALENDAR_TIMEOUT_MS,
+      /**
+       * Hosts and networks that are not on the public internet but that users may connect
+       * accounts to (a self-hoster's own servers); everything else private is refused (src/net).
+       */
+      allowedHosts: environment.CONNECT_ALLOWED_HOSTS ?? [],
       /** Unset: Google accounts cannot be connected. */
       google:
         environment.GOOGLE_CLIENT_ID && environment.GOOGLE_CLIENT_SECRET

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTwilioAddress } from '../channels/phone-number.js';
+import { parseAllowedHosts } from '../net/allowed-hosts.js';
 
 /**
  * An empty (or blank) value in the environment means "not set", as in most .env tooling
@@ -107,6 +108,17 @@ const phoneList = z
     return phones;
   });
 
+/** Comma-separated hosts, host:port and CIDR networks users may connect accounts to although they are not public (src/net). */
+const allowedHostList = z
+  .string()
+  .trim()
+  .transform((value, context) => {
+    const parsed = parseAllowedHosts(value);
+    if (parsed.ok) return parsed.entries;
+    context.addIssue({ code: 'custom', message: `"${parsed.entry}" is not a host (caldav.home.lan), a host and port (192.168.1.20:5232, [fd00::20]:993) or a network (10.0.0.0/8)` });
+    return z.NEVER;
+  });
+
 const postgresUrl = urlWithScheme(['postgres', 'postgresql'], 'a postgres:// or postgresql:// URL');
 
 /**
@@ -198,6 +210,7 @@ export const environmentSchema = z
     ),
     CONNECT_LINK_TTL_MINUTES: integer(15, 1, 24 * 60),
     CALENDAR_TIMEOUT_MS: integer(15_000, 1),
+    CONNECT_ALLOWED_HOSTS: unsetWhenEmpty(allowedHostList.optional()),
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_OAUTH_AUTH_URL: unsetWhenEmpty(httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth')),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 import type { SecretBox } from './secret-box.js';
@@ -13,6 +13,8 @@ export interface ConnectLinkRecord {
   expiresAt: Date;
   /** The owner's time zone, for the page's "this link stops working" line. */
   timezone: string;
+  /** The owner's number (E.164): every connect page says, masked, whose Herald it connects to. */
+  phone: string;
 }
 
 /** What a token leads to. Forged, malformed and unknown tokens are all just "invalid". */
@@ -88,31 +90,55 @@ export class ConnectLinks {
     return { state, codeChallenge: createHash('sha256').update(verifier).digest('base64url') };
   }
 
-  /** The link an OAuth callback's state belongs to, with its PKCE verifier. */
-  async findByState(state: string): Promise<{ kind: 'link'; link: ConnectLinkRecord; verifier: string } | Exclude<LinkLookup, { kind: 'link' }>> {
+  /**
+   * Binds the link's consent to the browser about to be sent there: a fresh nonce for an
+   * HttpOnly cookie, only its hash kept. The callback must bring it back
+   * ({@link browserMatches}), so a consent URL forwarded to someone else connects nothing.
+   */
+  async bindBrowser(id: string): Promise<string> {
+    const nonce = randomBytes(32).toString('base64url');
+    await this.prisma.connectLink.update({ where: { id }, data: { oauthBrowserHash: hash(nonce) } });
+    return nonce;
+  }
+
+  /** The link an OAuth callback's state belongs to, with its PKCE verifier and the hash of its browser's nonce. */
+  async findByState(state: string): Promise<{ kind: 'link'; link: ConnectLinkRecord; verifier: string; browserHash: string | null } | Exclude<LinkLookup, { kind: 'link' }>> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return { kind: 'invalid' };
     const found = await this.lookup({ oauthStateHash: hash(state) });
     if (found.kind !== 'link') return found;
-    const row = await this.prisma.connectLink.findUniqueOrThrow({ where: { id: found.link.id }, select: { oauthVerifier: true } });
+    const row = await this.prisma.connectLink.findUniqueOrThrow({ where: { id: found.link.id }, select: { oauthVerifier: true, oauthBrowserHash: true } });
     if (!row.oauthVerifier) return { kind: 'invalid' };
-    return { ...found, verifier: this.box.open(row.oauthVerifier) };
+    return { ...found, verifier: this.box.open(row.oauthVerifier), browserHash: row.oauthBrowserHash };
+  }
+
+  /** Whether a cookie's nonce is the one {@link bindBrowser} gave (constant time). */
+  browserMatches(browserHash: string | null, nonce: string | undefined): boolean {
+    if (!browserHash || !nonce) return false;
+    const given = Buffer.from(hash(nonce));
+    const expected = Buffer.from(browserHash);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Ends a consent under way (its state can no longer be redeemed); the link itself stays usable. */
+  async abandonOAuth(id: string): Promise<void> {
+    await this.prisma.connectLink.updateMany({ where: { id }, data: { oauthStateHash: null, oauthVerifier: null, oauthBrowserHash: null } });
   }
 
   /** Marks the link used; false when it already was (or has expired): only one use ever wins. */
   async consume(id: string): Promise<boolean> {
     const now = this.clock.now();
-    const used = await this.prisma.connectLink.updateMany({ where: { id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now, oauthStateHash: null, oauthVerifier: null } });
+    const used = await this.prisma.connectLink.updateMany({ where: { id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now, oauthStateHash: null, oauthVerifier: null, oauthBrowserHash: null } });
     return used.count === 1;
   }
 
   private async lookup(where: { id: string } | { oauthStateHash: string }): Promise<LinkLookup> {
-    const row = await this.prisma.connectLink.findFirst({ where, include: { user: { select: { timezone: true } } } });
+    const row = await this.prisma.connectLink.findFirst({ where, include: { user: { select: { timezone: true, phone: true } } } });
     if (!row) return { kind: 'invalid' };
     if (row.usedAt) return { kind: 'used' };
     if (row.expiresAt.getTime() <= this.clock.now().getTime()) return { kind: 'expired' };
     return {
       kind: 'link',
-      link: { id: row.id, userId: row.userId, purpose: row.purpose, csrfToken: row.csrfToken, revision: row.revision, expiresAt: row.expiresAt, timezone: row.user.timezone },
+      link: { id: row.id, userId: row.userId, purpose: row.purpose, csrfToken: row.csrfToken, revision: row.revision, expiresAt: row.expiresAt, timezone: row.user.timezone, phone: row.user.phone },
     };
   }
 }

@@ -1,3 +1,4 @@
+import { maskPhone } from '../channels/phone-number.js';
 import type { Logger } from '../logging/logger.js';
 import { postedField as field, submittedValues, validationMessages } from '../pages/form-definition.js';
 import { CONTROL_FIELDS, type FormState } from '../pages/form-renderer.js';
@@ -8,20 +9,43 @@ import { sameSecret } from '../pages/page-token.js';
 import type { ConnectLinkRecord, ConnectLinks, LinkLookup } from './connect-links.js';
 import type { ConnectMethod } from './connect-method.js';
 
+/** A cookie the response sets: HttpOnly, SameSite=Lax, scoped to `path` (the HTTP layer writes it). */
+export interface ConnectCookie {
+  name: string;
+  value: string;
+  path: string;
+  /** 0 deletes it. */
+  maxAgeSeconds: number;
+}
+
 /** What an HTTP request to a connect page gets. */
-export type ConnectResponse = { kind: 'document'; status: number; document: RenderedDocument } | { kind: 'redirect'; url: string };
+export type ConnectResponse = { kind: 'document'; status: number; document: RenderedDocument; cookies?: ConnectCookie[] } | { kind: 'redirect'; url: string; cookies?: ConnectCookie[] };
+
+/** Where the browser's consent cookie is sent back: the OAuth callbacks only. */
+const CONSENT_COOKIE_PATH = '/oauth/';
+/** Longer than any consent takes; the link's own expiry and single use still decide. */
+const CONSENT_COOKIE_SECONDS = 60 * 60;
 
 const invalidDocument = renderNotice('Link not valid', 'This link is not valid. Ask Herald for a new one: text "connect my calendar" or "connect my email".');
 const expiredDocument = renderNotice('This link has expired', 'Connect links work for a short time only, to keep your accounts safe. Ask Herald for a fresh one: text "connect my calendar" or "connect my email".');
 const usedDocument = renderNotice('This link was already used', 'Each connect link works once. If you still want to connect an account, ask Herald for a new link.');
 const STALE_NOTICE = 'This form was already sent, or changed since it was opened. Here it is again; try once more.';
+const otherBrowserDocument = renderNotice(
+  'Nothing was connected',
+  'This sign-in came back to a different browser from the one that opened the connect link, so Herald connected nothing. An account is only connected in the browser where its link was opened: open the link from Herald’s text on your own phone or computer and try again.',
+);
 
 /**
  * The `/connect/<token>` pages and the OAuth callback. A link's purpose picks its
  * {@link ConnectMethod}; the page is built with Herald's page renderer (same look, same
  * CSP), its form carries the link's CSRF token and revision like every page form, and a
  * finished connection uses the link up. Expired, used and invalid links each get a page
- * that says so, and nothing else.
+ * that says so, and nothing else. Every page says, masked, whose Herald it connects to.
+ *
+ * Consent (OAuth) is bound to the browser that posted the form: leaving for the provider
+ * sets an HttpOnly, SameSite=Lax cookie (path /oauth/) holding a nonce whose hash the link
+ * keeps, and the callback connects only when it comes back with it. A consent URL sent to
+ * someone else therefore cannot attach their account to this Herald.
  */
 export class ConnectService {
   private readonly methods = new Map<string, ConnectMethod>();
@@ -71,23 +95,48 @@ export class ConnectService {
     const current = { ...link, revision: link.revision + 1 };
     const outcome = await method.submit(current, parsed.data);
     this.logger.info({ linkId: link.id, userId: link.userId, purpose: link.purpose, outcome: outcome.kind }, 'connect form submitted');
+    if (outcome.kind === 'redirect') {
+      // Off to a provider (or on to another connect page): the way back must be this browser.
+      const nonce = await this.links.bindBrowser(link.id);
+      return { ...outcome, cookies: [this.consentCookie(link, nonce)] };
+    }
     return this.finish(current, method, outcome, values);
   }
 
-  /** `GET /oauth/<provider>/callback?code&state` (or `?error=access_denied&state`). */
-  async oauthCallback(query: Record<string, unknown>): Promise<ConnectResponse> {
+  /**
+   * `GET /oauth/<provider>/callback?code&state` (or `?error=access_denied&state`), with the
+   * request's cookies: without the browser's consent cookie nothing is connected, the code
+   * is never exchanged, and the consent under way is ended (the link stays usable).
+   */
+  async oauthCallback(query: Record<string, unknown>, cookies: Record<string, string> = {}): Promise<ConnectResponse> {
     const state = typeof query.state === 'string' ? query.state : '';
     const found = await this.links.findByState(state);
     if (found.kind !== 'link') return refusal(found);
     const method = this.methods.get(found.link.purpose);
     if (!method?.completeOAuth) return document(404, invalidDocument);
-    if (typeof query.code !== 'string' || query.code.length === 0) {
-      this.logger.info({ linkId: found.link.id, error: typeof query.error === 'string' ? query.error : 'no code' }, 'OAuth consent not given');
-      return document(200, this.render(found.link, method, { values: {}, formError: 'Nothing was connected: access was not granted. You can try again below.' }));
+    const cookie = this.consentCookie(found.link, '');
+    if (!this.links.browserMatches(found.browserHash, cookies[cookie.name])) {
+      await this.links.abandonOAuth(found.link.id);
+      this.logger.warn({ linkId: found.link.id, userId: found.link.userId, cookie: cookies[cookie.name] === undefined ? 'absent' : 'wrong' }, 'OAuth callback refused: not the browser that started consent');
+      return document(403, otherBrowserDocument);
     }
-    const outcome = await method.completeOAuth(found.link, query.code, found.verifier);
-    this.logger.info({ linkId: found.link.id, userId: found.link.userId, purpose: found.link.purpose, outcome: outcome.kind }, 'OAuth callback handled');
-    return this.finish(found.link, method, outcome, {});
+    const response = await this.completeOAuth(found.link, method, query, found.verifier);
+    return { ...response, cookies: [{ ...cookie, maxAgeSeconds: 0 }] };
+  }
+
+  private async completeOAuth(link: ConnectLinkRecord, method: ConnectMethod, query: Record<string, unknown>, verifier: string): Promise<ConnectResponse> {
+    if (typeof query.code !== 'string' || query.code.length === 0) {
+      this.logger.info({ linkId: link.id, error: typeof query.error === 'string' ? query.error : 'no code' }, 'OAuth consent not given');
+      return document(200, this.render(link, method, { values: {}, formError: 'Nothing was connected: access was not granted. You can try again below.' }));
+    }
+    const outcome = await method.completeOAuth!(link, query.code, verifier);
+    this.logger.info({ linkId: link.id, userId: link.userId, purpose: link.purpose, outcome: outcome.kind }, 'OAuth callback handled');
+    return this.finish(link, method, outcome, {});
+  }
+
+  /** The link's consent cookie, named for the link (several consents in one browser do not clash). */
+  private consentCookie(link: ConnectLinkRecord, value: string): ConnectCookie {
+    return { name: `herald_consent_${link.id.replace(/-/g, '')}`, value, path: CONSENT_COOKIE_PATH, maxAgeSeconds: CONSENT_COOKIE_SECONDS };
   }
 
   private async finish(link: ConnectLinkRecord, method: ConnectMethod, outcome: Awaited<ReturnType<ConnectMethod['submit']>>, values: Record<string, string>): Promise<ConnectResponse> {
@@ -95,7 +144,7 @@ export class ConnectService {
     if (outcome.kind === 'refused') return document(422, this.render(link, method, { values, fieldErrors: outcome.fieldErrors, formError: outcome.formError }));
     // Only one use wins: a second submission racing this one finds the link used.
     if (!(await this.links.consume(link.id))) return document(410, usedDocument);
-    return document(200, renderNotice('Connected', outcome.message));
+    return document(200, renderNotice('Connected', `${outcome.message} It works for the Herald you text from ${maskPhone(link.phone)}.`));
   }
 
   private async find(lookup: LinkLookup): Promise<{ link: ConnectLinkRecord; method: ConnectMethod } | { response: ConnectResponse }> {
@@ -109,7 +158,8 @@ export class ConnectService {
       title: method.title,
       timezone: link.timezone,
       sections: [
-        { kind: 'text', markdown: method.intro },
+        // Whose Herald this is: a link forwarded to someone else says so on its face.
+        { kind: 'text', markdown: `This connects an account to the Herald you text from **${maskPhone(link.phone)}**.\n\n${method.intro}` },
         { kind: 'form', form: method.purpose },
       ],
     });

@@ -14,6 +14,8 @@ export interface ConnectionRecord {
   scopes: string[];
   settings: Record<string, unknown>;
   status: 'active' | 'needs_reconnect';
+  /** Made by the operator (`npm run accounts`): may reach any address (src/net). */
+  operatorTrusted: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +28,8 @@ export interface ConnectionInput {
   scopes?: string[];
   settings: Record<string, unknown>;
   secrets: Record<string, unknown>;
+  /** The operator made it (`npm run accounts`); a user's connection (the default) reaches only public addresses. */
+  operatorTrusted?: boolean;
 }
 
 /**
@@ -50,6 +54,8 @@ export class ConnectionStore {
       settings: input.settings as Prisma.InputJsonValue,
       secrets: this.box.sealJson(input.secrets),
       status: 'active',
+      // Saved again through a connect form, an operator's connection becomes the user's own.
+      operatorTrusted: input.operatorTrusted ?? false,
       updatedAt: now,
     };
     const row = await this.prisma.connection.upsert({
@@ -116,6 +122,7 @@ function toRecord(row: Connection): ConnectionRecord {
     scopes: row.scopes,
     settings: (row.settings ?? {}) as Record<string, unknown>,
     status: row.status === 'needs_reconnect' ? 'needs_reconnect' : 'active',
+    operatorTrusted: row.operatorTrusted,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

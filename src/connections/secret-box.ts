@@ -31,7 +31,7 @@ export class SecretBox {
   /** `v1.<keyId>.<iv>.<ciphertext+tag>`, base64url; a fresh random IV every time. */
   seal(plaintext: string): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.encryptionKey, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.encryptionKey, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(`${VERSION}.${this.keyId}`));
     const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return [VERSION, this.keyId, iv.toString('base64url'), sealed.toString('base64url')].join('.');
@@ -47,8 +47,10 @@ export class SecretBox {
       );
     }
     const data = Buffer.from(body, 'base64url');
+    // A whole tag or nothing: GCM would otherwise accept a tag cut to 4 bytes, which can be guessed.
+    if (data.length < TAG_BYTES) throw new SecretKeyError('A stored secret could not be decrypted: it was changed or damaged. Connect the account again.');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(`${VERSION}.${keyId}`));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
       return Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]).toString('utf8');

@@ -6,6 +6,7 @@ import type { ConnectService } from '../connections/connect-service.js';
 import type { ConnectionRecord, ConnectionStore } from '../connections/connection-store.js';
 import type { GoogleAccounts } from '../connections/google-accounts.js';
 import type { Logger } from '../logging/logger.js';
+import type { OutboundPolicy } from '../net/outbound-policy.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { emailConnectMethods } from './email-connect-methods.js';
@@ -19,10 +20,20 @@ import { disconnectGmail, gmailFactory } from './gmail-mailbox.js';
  * connection when a Google client is configured), the connect pages (`imap-email`; with
  * Google, `google-email` and the `email` page choosing between them), and email-agent.
  */
-export function createEmailModule(deps: { config: Config; connections: ConnectionStore; links: ConnectLinks; connect: ConnectService; google?: GoogleAccounts | undefined; clock: Clock; ids: IdGenerator; logger: Logger }) {
+export function createEmailModule(deps: {
+  config: Config;
+  connections: ConnectionStore;
+  links: ConnectLinks;
+  connect: ConnectService;
+  google?: GoogleAccounts | undefined;
+  outbound: OutboundPolicy;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}) {
   const { google } = deps;
   const timeoutMs = deps.config.connections.timeoutMs;
-  const emails = new EmailService({ connections: deps.connections, clock: deps.clock, ids: deps.ids, timeoutMs, logger: deps.logger.child({ component: 'email' }) });
+  const emails = new EmailService({ connections: deps.connections, clock: deps.clock, ids: deps.ids, timeoutMs, outbound: deps.outbound, logger: deps.logger.child({ component: 'email' }) });
   deps.connect.add(emailConnectMethods({ emails }));
   if (google) {
     emails.addFactory({ ...gmailFactory({ google, timeoutMs, clock: deps.clock, ids: deps.ids }), keepsConnectionOnRefusal: true, disconnect: (connection) => disconnectGmail(google, connection) });

@@ -2,8 +2,9 @@ import type { ConnectionRecord, ConnectionStore } from '../connections/connectio
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import { OutboundRefusedError, type OutboundPolicy, type OutboundTrust } from '../net/outbound-policy.js';
 import { ImapMailProvider, imapSecretsSchema, imapSettingsSchema, type ImapSettings } from './imap-provider.js';
-import { parseMailServerUrl } from './imap-session.js';
+import { checkMailServer, parseMailServerUrl } from './imap-session.js';
 import { MailError } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
 import { verifySmtp } from './smtp-sender.js';
@@ -63,6 +64,8 @@ export interface EmailServiceDependencies {
   ids: IdGenerator;
   /** One request to a mail server. */
   timeoutMs: number;
+  /** Which addresses mail servers may be at (src/net). */
+  outbound: OutboundPolicy;
   logger: Logger;
   /** Providers other than IMAP (the Gmail one). */
   factories?: MailProviderFactory[];
@@ -186,9 +189,12 @@ export class EmailService {
   /**
    * Checks an IMAP account by logging in to IMAP and to SMTP, and only then saves it
    * (password sealed) as the user's mailbox. Nothing is stored when a check fails; the
-   * answer says what to fix.
+   * answer says what to fix. Both servers are checked by the outbound policy before either
+   * is contacted: a user (the default) reaches only public addresses and
+   * CONNECT_ALLOWED_HOSTS; the operator (`trust: 'operator'`) anything, and the connection
+   * keeps that trust at every later use.
    */
-  async connectImap(userId: string, input: ImapAccountInput): Promise<ImapAccountCheck> {
+  async connectImap(userId: string, input: ImapAccountInput, trust: OutboundTrust = 'user'): Promise<ImapAccountCheck> {
     let imapHost: string;
     try {
       imapHost = parseMailServerUrl(input.imapUrl, 'imap').host;
@@ -203,19 +209,25 @@ export class EmailService {
     }
     const settings: ImapSettings = { imapUrl: input.imapUrl, smtpUrl: input.smtpUrl, username: input.username, address: input.address, ...(input.sentSavedByServer ? { sentSavedByServer: true } : {}) };
     const label = `${input.service ?? imapHost} (${input.address})`;
-    const provider = new ImapMailProvider({ label, settings, password: input.password, timeoutMs: this.deps.timeoutMs, clock: this.deps.clock, ids: this.deps.ids });
+    const outbound = { policy: this.deps.outbound, trust };
+    const provider = new ImapMailProvider({ label, settings, password: input.password, timeoutMs: this.deps.timeoutMs, clock: this.deps.clock, ids: this.deps.ids, outbound });
     try {
+      // Neither server is contacted when either address is refused.
+      await checkMailServer(outbound, parseMailServerUrl(input.imapUrl, 'imap'), `The mail server for ${label}`);
+      await checkMailServer(outbound, smtp, `The outgoing mail server for ${label}`);
       await provider.check();
-      await verifySmtp({ server: smtp, username: input.username, password: input.password, label, timeoutMs: this.deps.timeoutMs });
+      await verifySmtp({ server: smtp, username: input.username, password: input.password, label, timeoutMs: this.deps.timeoutMs, outbound });
     } catch (error) {
       if (!(error instanceof MailError)) throw error;
       const outgoing = /outgoing/i.test(error.message);
+      // The policy's one message, whatever is (or is not) listening there.
+      if (error.cause instanceof OutboundRefusedError) return { ok: false, field: outgoing ? 'smtpUrl' : 'imapUrl', error: error.cause.message };
       if (error.failure === 'unauthorized') return { ok: false, field: 'password', error: `${outgoing ? 'The outgoing (SMTP) server' : 'The mail server'} refused this username and password. Many providers need an app password here, not your usual one.` };
       return { ok: false, field: outgoing ? 'smtpUrl' : 'imapUrl', error: `${outgoing ? 'The outgoing (SMTP) server' : 'The incoming (IMAP) server'} could not be reached or refused the connection. Check its address and port.` };
     } finally {
       await provider.close();
     }
-    const connection = await this.deps.connections.save(userId, { provider: 'imap', account: `${input.username}@${imapHost}`, label, settings, secrets: { password: input.password } });
+    const connection = await this.deps.connections.save(userId, { provider: 'imap', account: `${input.username}@${imapHost}`, label, settings, secrets: { password: input.password }, operatorTrusted: trust === 'operator' });
     this.deps.logger.info({ userId, connectionId: connection.id }, 'mailbox connected');
     return { ok: true, connection };
   }
@@ -251,7 +263,16 @@ export class EmailService {
       open: async (connection) => {
         const settings = imapSettingsSchema.parse(connection.settings);
         const secrets = await this.deps.connections.secrets(connection, imapSecretsSchema);
-        return new ImapMailProvider({ label: connection.label, settings, password: secrets.password, timeoutMs: this.deps.timeoutMs, clock: this.deps.clock, ids: this.deps.ids, logger: this.deps.logger.child({ connectionId: connection.id }) });
+        return new ImapMailProvider({
+          label: connection.label,
+          settings,
+          password: secrets.password,
+          timeoutMs: this.deps.timeoutMs,
+          clock: this.deps.clock,
+          ids: this.deps.ids,
+          outbound: { policy: this.deps.outbound, trust: connection.operatorTrusted ? 'operator' : 'user' },
+          logger: this.deps.logger.child({ connectionId: connection.id }),
+        });
       },
     };
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import type { OutboundAccess } from '../net/outbound-policy.js';
 import { ImapSession, parseMailServerUrl } from './imap-session.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
@@ -41,6 +42,8 @@ export interface ImapProviderOptions {
   timeoutMs: number;
   clock: Clock;
   ids: IdGenerator;
+  /** The outbound policy and the connection's trust: both servers are checked at every connect. */
+  outbound: OutboundAccess;
   logger?: Logger | undefined;
 }
 
@@ -63,7 +66,15 @@ export class ImapMailProvider implements MailProvider {
   constructor(private readonly options: ImapProviderOptions) {
     this.label = options.label;
     this.address = options.settings.address;
-    this.session = new ImapSession({ server: parseMailServerUrl(options.settings.imapUrl, 'imap'), username: options.settings.username, password: options.password, timeoutMs: options.timeoutMs, label: options.label, logger: options.logger });
+    this.session = new ImapSession({
+      server: parseMailServerUrl(options.settings.imapUrl, 'imap'),
+      username: options.settings.username,
+      password: options.password,
+      timeoutMs: options.timeoutMs,
+      label: options.label,
+      outbound: options.outbound,
+      logger: options.logger,
+    });
   }
 
   /** Logs in to IMAP (only): a wrong password is MailError('unauthorized'). */
@@ -138,7 +149,7 @@ export class ImapMailProvider implements MailProvider {
     const domain = settings.address.split('@')[1] ?? 'herald.invalid';
     const composed = await composeMail(mail, { address: settings.address }, `<${this.options.ids.next('herald')}@${domain}>`, this.options.clock.now());
     const outcome = await sendComposed(
-      { server: parseMailServerUrl(settings.smtpUrl, 'smtp'), username: settings.username, password: this.options.password, address: settings.address, label: this.label, timeoutMs: this.options.timeoutMs },
+      { server: parseMailServerUrl(settings.smtpUrl, 'smtp'), username: settings.username, password: this.options.password, address: settings.address, label: this.label, timeoutMs: this.options.timeoutMs, outbound: this.options.outbound },
       composed,
     );
     if (outcome.accepted.length > 0 && !settings.sentSavedByServer) await this.keepSentCopy(composed.raw);

@@ -1,5 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import type { Logger } from '../logging/logger.js';
+import { isLoopbackAddress } from '../net/address-ranges.js';
+import { pinnedLookup, type OutboundAccess, type OutboundRefusedError, type OutboundTarget } from '../net/outbound-policy.js';
 import { MailError } from './mail-message.js';
 
 /** Where an IMAP (or SMTP) server is, from a URL such as imaps://imap.fastmail.com:993. */
@@ -21,14 +23,34 @@ export function parseMailServerUrl(url: string, kind: 'imap' | 'smtp'): MailServ
 }
 
 /**
- * Whether a server is on this machine (127.0.0.0/8, ::1, localhost): only then may a
- * password cross an unencrypted connection (a local bridge such as Proton Mail Bridge, the
- * tests' Dovecot). Anywhere else a plain imap:// or smtp:// address must upgrade with
- * STARTTLS, or Herald does not log in.
+ * Whether a password may cross an unencrypted connection to this server: only when every
+ * address it was resolved to is this machine (a local bridge such as Proton Mail Bridge, the
+ * tests' Dovecot; reachable only when the operator allowed it). Anywhere else a plain imap://
+ * or smtp:// address must upgrade with STARTTLS, or Herald does not log in.
  */
-export function isLoopback(host: string): boolean {
-  const name = host.toLowerCase();
-  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+export function mayLogInUnencrypted(target: OutboundTarget): boolean {
+  return target.addresses.every((entry) => isLoopbackAddress(entry.address));
+}
+
+/**
+ * Checks a mail server ("The mail server for …", "The outgoing mail server for …") under
+ * the outbound policy: the addresses to connect to, or a MailError('unreachable') carrying
+ * the policy's refusal as its cause (nothing was contacted), or saying the name could not
+ * be looked up now.
+ */
+export async function checkMailServer(outbound: OutboundAccess, server: MailServerAddress, description: string): Promise<OutboundTarget> {
+  let checked: Awaited<ReturnType<OutboundAccess['policy']['check']>>;
+  try {
+    checked = await outbound.policy.check(server.host, server.port, outbound.trust);
+  } catch (error) {
+    throw new MailError('unreachable', `${description} (${server.host}) could not be reached. Nothing was read or sent; try again in a few minutes.`, { cause: error });
+  }
+  if (checked.ok) return checked.target;
+  throw refusedServerError(description, server.host, checked.error);
+}
+
+function refusedServerError(description: string, host: string, refusal: OutboundRefusedError): MailError {
+  return new MailError('unreachable', `${description} (${host}) cannot be used from here: ${refusal.message} Nothing was read or sent.`, { cause: refusal });
 }
 
 /** The error a server that offers no encryption gets (nothing was sent to it). */
@@ -45,6 +67,8 @@ export interface ImapSessionOptions {
   timeoutMs: number;
   /** For messages: "Fastmail (ana@fastmail.com)". */
   label: string;
+  /** The outbound policy and the connection's trust: the server is checked at every connect. */
+  outbound: OutboundAccess;
   logger?: Logger | undefined;
 }
 
@@ -103,12 +127,15 @@ export class ImapSession {
 
   private async open(): Promise<ImapFlow> {
     const { server, username, password, timeoutMs } = this.options;
+    const target = await checkMailServer(this.options.outbound, server, `The mail server for ${this.options.label}`);
     const client = new ImapFlow({
-      host: server.host,
+      // The checked name (SNI, the certificate) at the checked addresses: DNS is not asked again.
+      host: target.host,
       port: server.port,
       secure: server.secure,
+      tls: { lookup: pinnedLookup(target.addresses) },
       // Plain imap:// must upgrade to TLS unless the server is on this machine.
-      ...(server.secure || isLoopback(server.host) ? {} : { doSTARTTLS: true }),
+      ...(server.secure || mayLogInUnencrypted(target) ? {} : { doSTARTTLS: true }),
       auth: { user: username, pass: password },
       logger: false,
       disableAutoIdle: true,

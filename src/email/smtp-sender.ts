@@ -1,7 +1,8 @@
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { MailError, type OutgoingMail } from './mail-message.js';
-import { isLoopback, noTlsError, type MailServerAddress } from './imap-session.js';
+import type { OutboundAccess, OutboundTarget } from '../net/outbound-policy.js';
+import { checkMailServer, mayLogInUnencrypted, noTlsError, type MailServerAddress } from './imap-session.js';
 
 /** What sending through an SMTP submission server needs. */
 export interface SmtpSenderOptions {
@@ -13,6 +14,8 @@ export interface SmtpSenderOptions {
   fromName?: string | undefined;
   label: string;
   timeoutMs: number;
+  /** The outbound policy and the connection's trust: the server is checked before every connection. */
+  outbound: OutboundAccess;
 }
 
 /** A composed mail: the exact bytes sent, and the ids that thread it. */
@@ -44,20 +47,30 @@ export async function composeMail(mail: OutgoingMail, from: { address: string; n
   return { raw, messageId, recipients: [...mail.to, ...mail.cc] };
 }
 
-/** A nodemailer transport for the account's server, logging in with its credentials. */
-function smtpTransport(options: Omit<SmtpSenderOptions, 'address'>, socketTimeoutMs?: number) {
+/**
+ * A nodemailer transport for the account's server, logging in with its credentials, to
+ * the address the outbound policy checked: nodemailer is given that IP (it then asks DNS
+ * nothing) and the host name for TLS (SNI and the certificate).
+ */
+function smtpTransport(options: Omit<SmtpSenderOptions, 'address'>, target: OutboundTarget, socketTimeoutMs?: number) {
   return nodemailer.createTransport({
-    host: options.server.host,
+    host: target.addresses[0]!.address,
+    servername: target.host,
     port: options.server.port,
     secure: options.server.secure,
     // Plain smtp:// must upgrade with STARTTLS unless the server is on this machine.
-    requireTLS: !options.server.secure && !isLoopback(options.server.host),
+    requireTLS: !options.server.secure && !mayLogInUnencrypted(target),
     auth: { user: options.username, pass: options.password },
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
     ...(socketTimeoutMs === undefined ? {} : { socketTimeout: socketTimeoutMs }),
     logger: false,
   });
+}
+
+/** The checked address of the account's SMTP server; a refusal is a MailError (nothing sent). */
+function checkedSmtpServer(options: Omit<SmtpSenderOptions, 'address'>): Promise<OutboundTarget> {
+  return checkMailServer(options.outbound, options.server, `The outgoing mail server for ${options.label}`);
 }
 
 /**
@@ -69,7 +82,7 @@ function smtpTransport(options: Omit<SmtpSenderOptions, 'address'>, socketTimeou
  */
 export async function sendComposed(options: SmtpSenderOptions, composed: ComposedMail): Promise<{ accepted: string[]; rejected: string[]; reply: string }> {
   // A whole message may take longer to go out than a greeting: a longer socket timeout.
-  const transport = smtpTransport(options, Math.max(options.timeoutMs * 3, 30_000));
+  const transport = smtpTransport(options, await checkedSmtpServer(options), Math.max(options.timeoutMs * 3, 30_000));
   try {
     const info = await transport.sendMail({ envelope: { from: options.address, to: composed.recipients }, raw: composed.raw });
     const addressOf = (entry: unknown) => (typeof entry === 'string' ? entry : (entry as { address: string }).address);
@@ -83,7 +96,7 @@ export async function sendComposed(options: SmtpSenderOptions, composed: Compose
 
 /** Logs in to the SMTP server only (checking an account before it is saved). */
 export async function verifySmtp(options: Omit<SmtpSenderOptions, 'address'>): Promise<void> {
-  const transport = smtpTransport(options);
+  const transport = smtpTransport(options, await checkedSmtpServer(options));
   try {
     await transport.verify();
   } catch (error) {

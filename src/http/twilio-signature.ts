@@ -1,19 +1,25 @@
 import twilio from 'twilio';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isLoopbackAddress } from '../net/address-ranges.js';
 
 /** How webhook requests are authenticated. */
 export interface SignatureOptions {
   /** The public origin (and optional path prefix) Twilio calls, e.g. https://herald.example.com. */
   publicBaseUrl: string;
-  /** Without it (local use) unsigned webhooks are accepted from loopback only. */
+  /** Without it (local use) unsigned webhooks are accepted only from this machine itself: loopback, not relayed by a proxy. */
   authToken?: string | undefined;
 }
 
-const loopbackAddresses = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Headers a reverse proxy adds: a request carrying any of them was relayed, whatever its socket says. */
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto'];
 
-/** True for a connection from this machine. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  return loopbackAddresses.has(address ?? '');
+/**
+ * True for a request made on this machine itself: from a loopback socket and not relayed.
+ * Behind a reverse proxy on the same machine every request arrives from loopback, so a
+ * request with a proxy's headers is someone else's, relayed.
+ */
+export function isFromThisMachine(request: FastifyRequest): boolean {
+  return isLoopbackAddress(request.socket.remoteAddress ?? '') && PROXY_HEADERS.every((name) => request.headers[name] === undefined);
 }
 
 /**
@@ -34,8 +40,8 @@ export function signedUrl(publicBaseUrl: string, requestUrl: string): string {
 export function verifyTwilioSignature(options: SignatureOptions) {
   return async function verify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!options.authToken) {
-      if (isLoopbackAddress(request.socket.remoteAddress)) return;
-      request.log.warn('unsigned webhook from a non-loopback address refused (no TWILIO_AUTH_TOKEN configured)');
+      if (isFromThisMachine(request)) return;
+      request.log.warn({ relayed: isLoopbackAddress(request.socket.remoteAddress ?? '') }, 'unsigned webhook not from this machine refused (no TWILIO_AUTH_TOKEN configured)');
       return reply.code(403).type('text/plain').send('Forbidden');
     }
     const signature = request.headers['x-twilio-signature'];

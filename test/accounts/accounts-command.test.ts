@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/connections/secret-box.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
-import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
+import { OUTBOUND_REFUSED_MESSAGE } from '../../src/net/outbound-policy.js';
+import { HeraldHarness, TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -58,13 +59,32 @@ describe('npm run accounts', () => {
     const user = await database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155552671' } });
     expect(user.timezone).toBe('America/Chicago'); // the US has several zones: DEFAULT_TIMEZONE
     expect(await database.prisma.calendarSettings.findUnique({ where: { userId: user.id } })).toMatchObject({ connectionId: saved!.id });
+    expect(saved!.operatorTrusted).toBe(true);
+  });
+
+  it("the operator's calendar on this machine (plain http) keeps working in a Herald that allows users nothing private; a user could not connect it", async () => {
+    const [saved] = await connections();
+    const harness = await HeraldHarness.start({ database, start: false, logLevel: 'warn' });
+    try {
+      expect(harness.config.connections.allowedHosts).toEqual([]);
+      const calendar = await harness.herald.calendar.calendars.calendarOf(saved!.userId);
+      expect(calendar.provider.kind).toBe('caldav');
+      const created = await calendar.provider.createEvent({ title: 'Operator-made', allDay: false, start: '2026-12-01T10:00', end: '2026-12-01T11:00', timezone: 'America/Chicago' });
+      expect((await calendar.provider.listEvents({ from: new Date('2026-12-01T00:00:00Z'), to: new Date('2026-12-02T12:00:00Z') }, 'America/Chicago')).map((event) => event.id)).toContain(created.id);
+      await calendar.provider.deleteEvent(created.id, { scope: 'series', timezone: 'America/Chicago' });
+      const asUser = await harness.herald.calendar.calendars.connectCaldav(saved!.userId, { serverUrl: radicale.url, username: 'ana', password: 'app-password' });
+      expect(asUser).toEqual({ ok: false, field: 'serverUrl', error: OUTBOUND_REFUSED_MESSAGE });
+      expect((await connections()).map((connection) => connection.id)).toEqual([saved!.id]);
+    } finally {
+      await harness.close();
+    }
   });
 
   it('list shows the accounts and which calendar is in use', async () => {
     const [saved] = await connections();
     const run = await accounts('list', '--phone', '+14155552671');
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`+14155552671: 1 connected account\n${saved!.id}  caldav  127.0.0.1 (ana)  active, the calendar in use\n`);
+    expect(run.stdout).toBe(`+14155552671: 1 connected account\n${saved!.id}  caldav  127.0.0.1 (ana)  active, the calendar in use, added by the operator (any address)\n`);
   });
 
   it('list says what a Google account serves: Gmail, and whether it may send', async () => {

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/connections/secret-box.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
-import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
+import { OUTBOUND_REFUSED_MESSAGE } from '../../src/net/outbound-policy.js';
+import { HeraldHarness, TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -71,7 +72,20 @@ describe('npm run accounts -- add-imap', () => {
     expect(saved!.secrets).not.toContain('app-password');
     expect(new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).openJson(saved!.secrets)).toEqual({ password: 'app-password' });
     const list = await accounts('list', '--phone', '+14155552681');
-    expect(list.stdout).toContain(`${saved!.id}  imap  127.0.0.1 (ana@herald.test)  active`);
+    expect(list.stdout).toContain(`${saved!.id}  imap  127.0.0.1 (ana@herald.test)  active, added by the operator (any address)`);
+    // The operator owns the network: their mailbox on this machine keeps working in a Herald that
+    // allows users nothing private (no CONNECT_ALLOWED_HOSTS), where a user could not connect it.
+    expect(saved!.operatorTrusted).toBe(true);
+    const harness = await HeraldHarness.start({ database, start: false, logLevel: 'warn' });
+    try {
+      const mailbox = await harness.herald.email.emails.mailboxOf(saved!.userId);
+      if (mailbox.kind !== 'ready') throw new Error(mailbox.kind);
+      expect(await harness.herald.email.emails.withMailbox(mailbox, (provider) => provider.search({}))).toMatchObject({ total: 0 });
+      const asUser = await harness.herald.email.emails.connectImap(saved!.userId, { imapUrl: dovecot.url, smtpUrl: smtp.url, username: 'ana@herald.test', password: 'app-password', address: 'ana@herald.test' });
+      expect(asUser).toEqual({ ok: false, field: 'imapUrl', error: OUTBOUND_REFUSED_MESSAGE });
+    } finally {
+      await harness.close();
+    }
     const removed = await accounts('remove', '--phone', '+14155552681', '--provider', 'imap');
     expect(removed.code).toBe(0);
     expect(await database.prisma.connection.count()).toBe(0);

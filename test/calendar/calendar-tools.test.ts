@@ -11,6 +11,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { loopbackPolicy } from '../helpers/outbound.js';
 
 /**
  * What calendar-agent's tools ask before acting (DESIGN.md step 6): moving (or changing
@@ -27,7 +28,7 @@ describe('calendar tools: what needs the user\'s YES', () => {
   beforeAll(async () => {
     database = await createTestDatabase(2);
     const clock = new ManualClock('2026-03-01T12:00:00Z');
-    const calendars = new CalendarService({ prisma: database.prisma, connections: new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 1)), clock), clock, ids: randomIds, timeoutMs: 1000, logger: createSilentLogger() });
+    const calendars = new CalendarService({ prisma: database.prisma, connections: new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 1)), clock), clock, ids: randomIds, timeoutMs: 1000, outbound: loopbackPolicy(), logger: createSilentLogger() });
     const reminders = new ReminderService(database.prisma, undefined as unknown as JobQueue, clock, { maxTextLength: 500, maxActivePerUser: 500 });
     tools = calendarEventTools({ calendars, eventReminders: new EventReminders(database.prisma, reminders) });
     const user = await database.prisma.user.create({ data: { phone: '+14155550190', timezone: 'America/New_York', updatedAt: new Date() } });

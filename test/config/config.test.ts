@@ -191,6 +191,14 @@ describe('loadConfig: every problem in one error', () => {
     }
   });
 
+  it('reads CONNECT_ALLOWED_HOSTS (none by default) and names an entry that is not a host, host:port or network', () => {
+    expect(loadConfig({}).connections.allowedHosts).toEqual([]);
+    expect(loadConfig({ CONNECT_ALLOWED_HOSTS: 'caldav.home.lan, nas.home.lan:5232, 192.168.1.0/24' }).connections.allowedHosts).toHaveLength(3);
+    const error = configError({ CONNECT_ALLOWED_HOSTS: 'caldav.home.lan,https://nas.home.lan/' });
+    expect(listedVariables(error)).toEqual(['CONNECT_ALLOWED_HOSTS']);
+    expect(error.message).toContain('"https://nas.home.lan/" is not a host');
+  });
+
   it('requires a sender once Twilio credentials are complete', () => {
     const error = configError({ TWILIO_ACCOUNT_SID: VALID_SID, TWILIO_AUTH_TOKEN: FAKE_AUTH_TOKEN });
     expect(listedVariables(error)).toEqual(['TWILIO_SMS_FROM']);

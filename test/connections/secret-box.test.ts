@@ -36,6 +36,16 @@ describe('SecretBox: secrets at rest (AES-256-GCM)', () => {
     expect(() => box.open('garbage')).toThrow(SecretKeyError);
   });
 
+  it('refuses a sealed value shorter than the 16-byte tag (GCM would accept a tag cut to 4 bytes)', () => {
+    const box = new SecretBox(key(1));
+    const [version, keyId, iv, body] = box.seal('').split('.') as [string, string, string, string];
+    // The empty secret's body is its tag alone; its first 4 bytes are a valid truncated GCM tag.
+    const cut = Buffer.from(body, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => box.open([version, keyId, iv, cut].join('.'))).toThrow('A stored secret could not be decrypted: it was changed or damaged. Connect the account again.');
+    expect(() => box.open([version, keyId, iv, ''].join('.'))).toThrow(SecretKeyError);
+    expect(box.open([version, keyId, iv, body].join('.'))).toBe('');
+  });
+
   it('signs per purpose: a link signature is not a feed token', () => {
     const box = new SecretBox(key(1));
     const signature = box.sign('connect links', 'abc');

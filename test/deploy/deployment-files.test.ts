@@ -162,6 +162,26 @@ describe('.env.example', () => {
 });
 
 // ---------------------------------------------------------------------------
+// .github/dependabot.yml
+// ---------------------------------------------------------------------------
+
+describe('.github/dependabot.yml', () => {
+  const config = parse(read('.github/dependabot.yml')) as {
+    version: number;
+    updates: Array<{ 'package-ecosystem': string; directory: string; schedule: { interval: string }; groups?: Record<string, { 'applies-to'?: string; patterns?: string[] }> }>;
+  };
+
+  it('checks npm and the Docker base image weekly, with security updates grouped', () => {
+    expect(config.version).toBe(2);
+    for (const ecosystem of ['npm', 'docker']) {
+      const update = config.updates.find((entry) => entry['package-ecosystem'] === ecosystem);
+      expect(update, ecosystem).toMatchObject({ directory: '/', schedule: { interval: 'weekly' } });
+      expect(Object.values(update!.groups ?? {}).some((group) => group['applies-to'] === 'security-updates' && group.patterns?.includes('*')), ecosystem).toBe(true);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
 // Dockerfile and .dockerignore
 // ---------------------------------------------------------------------------
 

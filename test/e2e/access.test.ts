@@ -144,7 +144,7 @@ describe('invite mode', () => {
     const guesser = '+12125550931';
     const code = /Invite code: (\S+) /.exec(await ownerSays('INVITE CODE'))![1]!;
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      expect((await harness.inbound({ from: guesser, body: `JOIN AAAA-AAA${attempt + 2}` })).body).toBe(twimlMessage(strangerReplies.joinFailed));
+      expect((await harness.inbound({ from: guesser, body: `JOIN AAAA-AAA${attempt + 2}` })).body).toBe(attempt === 0 ? twimlMessage(strangerReplies.joinFailed) : EMPTY_TWIML);
     }
     const locked = await harness.inbound({ from: guesser, body: `JOIN ${code}` });
     expect(locked.statusCode).toBe(200);
@@ -152,6 +152,29 @@ describe('invite mode', () => {
     expect(await prisma().accessGrant.findUnique({ where: { phone: guesser } })).toBeNull();
     // The code was not spent on the refused attempt: someone else can still use it.
     expect((await harness.inbound({ from: '+12125550932', body: `JOIN ${code}` })).body).toBe(twimlMessage(strangerReplies.joined));
+  });
+
+  it('answers a stranger at most once a day whatever they send: seven failed JOINs and a hello get one reply', async () => {
+    const stranger = '+12125550981';
+    const answers = [];
+    for (let attempt = 0; attempt < 7; attempt += 1) answers.push((await harness.inbound({ from: stranger, body: `JOIN BBBB-BBB${attempt + 2}` })).body);
+    answers.push((await harness.inbound({ from: stranger, body: 'hello?' })).body);
+    expect(answers.filter((body) => body !== EMPTY_TWIML)).toEqual([twimlMessage(strangerReplies.joinFailed)]);
+    // Told the private notice first, a failed JOIN the same day is not answered either.
+    const other = '+12125550982';
+    expect((await harness.inbound({ from: other, body: 'hi' })).body).toBe(twimlMessage(strangerReplies.private));
+    expect((await harness.inbound({ from: other, body: 'JOIN CCCC-CCCC' })).body).toBe(EMPTY_TWIML);
+    // A day later, one answer again (the clock is put back for the tests after this one).
+    const today = clock.now();
+    clock.advance(24 * 60 * 60 * 1000 + 1000);
+    try {
+      expect((await harness.inbound({ from: stranger, body: 'hello again' })).body).toBe(twimlMessage(strangerReplies.private));
+      expect((await harness.inbound({ from: stranger, body: 'JOIN DDDD-DDDD' })).body).toBe(EMPTY_TWIML);
+    } finally {
+      clock.set(today);
+    }
+    for (const phone of [stranger, other]) expect(await traces(phone)).toEqual({ user: null, messages: 0 });
+    expect(harness.anthropic.requests).toHaveLength(0);
   });
 
   it('treats admin commands from a non-owner as ordinary messages for the model', async () => {

@@ -8,6 +8,7 @@ import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.j
 import { FaultProxy } from '../fakes/fault-proxy.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
+import { LOOPBACK_ALLOWED, localHttp } from '../helpers/outbound.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createUser } from '../reminders/support.js';
 
@@ -49,8 +50,8 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
     radicale = await RadicaleServer.start({ ana: 'app-password' });
     const calendarUrl = await radicale.createCalendar('ana', 'app-password', 'personal', 'Personal');
     proxy = await FaultProxy.start(radicale.url);
-    direct = new CaldavCalendarProvider({ label: 'direct', calendarUrl, username: 'ana', password: 'app-password', timeoutMs: 5000 }, systemClock, randomIds);
-    harness = await HeraldHarness.start({ env: { CALENDAR_TIMEOUT_MS: '3000' } });
+    direct = new CaldavCalendarProvider({ label: 'direct', calendarUrl, username: 'ana', password: 'app-password', http: localHttp() }, systemClock, randomIds);
+    harness = await HeraldHarness.start({ env: { CALENDAR_TIMEOUT_MS: '3000', CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
     harness.anthropic.reset();

@@ -4,6 +4,8 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
+import { LOOPBACK_ALLOWED } from '../helpers/outbound.js';
+import { CookieJar } from '../helpers/browser-cookies.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { freePort } from '../helpers/herald-process.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
@@ -40,7 +42,8 @@ describe('connecting a calendar', () => {
   beforeAll(async () => {
     [radicale, google] = await Promise.all([RadicaleServer.start({ ana: 'right-password' }), FakeGoogleServer.start()]);
     await radicale.createCalendar('ana', 'right-password', 'personal', 'Personal');
-    harness = await HeraldHarness.start({ clock, env: google.env() });
+    // The tests' Radicale is on this machine: allowed as a self-hoster allows their own server.
+    harness = await HeraldHarness.start({ clock, env: { ...google.env(), CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
     harness.anthropic.reset();
@@ -56,7 +59,7 @@ describe('connecting a calendar', () => {
   });
 
   const path = (url: string) => url.slice(PUBLIC_BASE_URL.length);
-  const get = (url: string) => harness.herald.app.inject({ method: 'GET', url: path(url) });
+  const get = (url: string, cookie?: string) => harness.herald.app.inject({ method: 'GET', url: path(url), headers: cookie ? { cookie } : {} });
   const post = (url: string, form: Record<string, string>) =>
     harness.herald.app.inject({ method: 'POST', url: path(url), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
   const connections = () => harness.database.prisma.connection.findMany({ where: { userId } });
@@ -152,6 +155,7 @@ describe('connecting a calendar', () => {
     expect(page.body).toContain('Continue to Google');
     const started = await post(url, controls(page.body));
     expect(started.statusCode).toBe(303);
+    const browser = new CookieJar().take(started.headers);
     const consent = new URL(started.headers.location as string);
     expect(`${consent.origin}${consent.pathname}`).toBe(`${google.url}/o/oauth2/v2/auth`);
     expect(Object.fromEntries(consent.searchParams)).toMatchObject({
@@ -171,9 +175,10 @@ describe('connecting a calendar', () => {
     const approved = await fetch(consent, { redirect: 'manual' });
     const callback = approved.headers.get('location')!;
     expect(callback.startsWith(`${PUBLIC_BASE_URL}/oauth/google/callback?`)).toBe(true);
-    const done = await get(callback);
+    const done = await get(callback, browser.header(callback));
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('Connected Google (ana@gmail.com). Herald now uses your Google Calendar.');
+    expect(done.body).toContain(`It works for the Herald you text from +1 ••• ••• ${phone.slice(-4)}.`);
     expect(google.tokenRequests).toContainEqual({ grantType: 'authorization_code', ok: true });
     const [saved] = await connections();
     expect(saved).toMatchObject({ provider: 'google', account: 'ana@gmail.com', status: 'active' });
@@ -183,7 +188,7 @@ describe('connecting a calendar', () => {
     expect(harness.logs.text()).not.toMatch(/4\/code-|refresh-|ya29\./);
     expect((await harness.herald.calendar.calendars.calendarOf(userId)).provider.kind).toBe('google');
 
-    const again = await get(callback);
+    const again = await get(callback, browser.header(callback));
     expect(again.statusCode).toBe(404);
   });
 
@@ -194,7 +199,7 @@ describe('connecting a calendar', () => {
       const page = await get(url);
       const started = await post(url, controls(page.body));
       const refused = await fetch(started.headers.location as string, { redirect: 'manual' });
-      const answer = await get(refused.headers.get('location')!);
+      const answer = await get(refused.headers.get('location')!, new CookieJar().take(started.headers).header('/oauth/google/callback'));
       expect(answer.statusCode).toBe(200);
       expect(answer.body).toContain('Nothing was connected: access was not granted.');
       expect(await connections()).toEqual([]);

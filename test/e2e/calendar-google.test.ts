@@ -6,6 +6,7 @@ import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
+import { CookieJar } from '../helpers/browser-cookies.js';
 
 /**
  * Google Calendar through the webhook, with the official client against the fake Google:
@@ -119,7 +120,7 @@ describe('Google Calendar through the webhook', () => {
     google.consentAs = `user${counter}@gmail.com`;
     try {
       const approved = await fetch(started.headers.location as string, { redirect: 'manual' });
-      const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace('https://herald.test', '') });
+      const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace('https://herald.test', ''), headers: { cookie: new CookieJar().take(started.headers).header('/oauth/google/callback') } });
       expect(done.statusCode).toBe(200);
     } finally {
       google.consentAs = 'ana@gmail.com';

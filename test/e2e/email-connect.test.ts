@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
+import { LOOPBACK_ALLOWED } from '../helpers/outbound.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createUser } from '../reminders/support.js';
@@ -31,7 +32,8 @@ describe('connecting a mailbox (IMAP/SMTP form)', () => {
   beforeAll(async () => {
     dovecot = await DovecotServer.start({ ana: { password: 'right-password', address: 'ana@herald.test' } });
     smtp = await SmtpReceiver.start(dovecot);
-    harness = await HeraldHarness.start();
+    // The tests' Dovecot is on this machine: allowed as a self-hoster allows their own server.
+    harness = await HeraldHarness.start({ env: { CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
     harness.anthropic.reset();

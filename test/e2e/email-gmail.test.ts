@@ -9,6 +9,7 @@ import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 import { rawMail } from '../email/mail-fixtures.js';
+import { CookieJar } from '../helpers/browser-cookies.js';
 
 /**
  * Gmail end to end: texts through the signed webhook, a scripted model drives email-agent's
@@ -248,7 +249,7 @@ describe('Gmail through the webhook (the official client against the fake Google
     const consent = new URL(started.headers.location as string);
     expect(consent.searchParams.get('scope')).toBe(['openid', 'email', ...GMAIL_SCOPES, CALENDAR_SCOPE].join(' '));
     const approved = await fetch(consent, { redirect: 'manual' });
-    const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace(PUBLIC_BASE_URL, '') });
+    const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace(PUBLIC_BASE_URL, ''), headers: { cookie: new CookieJar().take(started.headers).header('/oauth/google/callback') } });
     expect(done.statusCode).toBe(200);
     expect(await connection()).toMatchObject({ status: 'active', scopes: expect.arrayContaining([CALENDAR_SCOPE, ...GMAIL_SCOPES]) });
     const mailbox = await harness.herald.email.emails.mailboxOf(userId);
@@ -282,7 +283,7 @@ describe('Gmail through the webhook (the official client against the fake Google
     expect(consent.searchParams.get('scope')).toBe(['openid', 'email', ...GMAIL_SCOPES].join(' '));
     expect(consent.searchParams.get('include_granted_scopes')).toBe('true');
     const approved = await fetch(consent, { redirect: 'manual' });
-    const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace(PUBLIC_BASE_URL, '') });
+    const done = await harness.herald.app.inject({ method: 'GET', url: approved.headers.get('location')!.replace(PUBLIC_BASE_URL, ''), headers: { cookie: new CookieJar().take(chosen.headers).header('/oauth/google/callback') } });
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain(`Connected Google (${email})`);
 

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { LOOPBACK_ALLOWED } from '../helpers/outbound.js';
 import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { TcpFaultProxy } from '../helpers/tcp-fault-proxy.js';
@@ -42,7 +43,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
     dovecot = await DovecotServer.start(users);
     smtp = await SmtpReceiver.start(dovecot);
     proxy = await TcpFaultProxy.start(dovecot.port);
-    harness = await HeraldHarness.start({ clock, env: { CALENDAR_TIMEOUT_MS: '3000' } });
+    harness = await HeraldHarness.start({ clock, env: { CALENDAR_TIMEOUT_MS: '3000', CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
     harness.anthropic.reset();

@@ -15,6 +15,8 @@ import { systemClock } from '../../src/shared/clock.js';
 import { SequentialIds } from '../../src/shared/ids.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { loopbackPolicy } from '../helpers/outbound.js';
+import { CookieJar } from '../helpers/browser-cookies.js';
 
 /**
  * Connecting Gmail on the Google connection the calendar may already have (incremental
@@ -51,7 +53,7 @@ describe('Gmail on the shared Google connection', () => {
       store,
       logger,
     );
-    calendars = new CalendarService({ prisma: database.prisma, connections: store, google: accounts, clock: systemClock, ids: new SequentialIds(), timeoutMs: 5000, logger });
+    calendars = new CalendarService({ prisma: database.prisma, connections: store, google: accounts, clock: systemClock, ids: new SequentialIds(), timeoutMs: 5000, outbound: loopbackPolicy(), logger });
     // The other mailbox's form is the IMAP engineer's; a stand-in with the same purpose shows the hand-over.
     const otherMailbox = defineConnectMethod({ purpose: 'imap-email', title: 'Connect your mailbox', intro: 'Server and app password.', form: { title: 'Mailbox', submitLabel: 'Connect', schema: z.object({}), fields: [] }, submit: async () => ({ kind: 'done', message: 'ok' }) });
     connect = new ConnectService(links, [...calendarConnectMethods({ calendars, links, google: accounts, logger }), ...gmailConnectMethods({ links, google: accounts, otherMailboxPurpose: 'imap-email', logger }), otherMailbox], logger);
@@ -61,6 +63,7 @@ describe('Gmail on the shared Google connection', () => {
     await database.drop();
   });
   beforeEach(async () => {
+    browser = new CookieJar();
     counter += 1;
     email = `person${counter}@gmail.com`;
     google.consentAs = email;
@@ -73,8 +76,11 @@ describe('Gmail on the shared Google connection', () => {
     if (response.kind !== 'document') throw new Error(`expected a page, got a redirect to ${response.url}`);
     return response;
   };
+  /** This test's browser: the consent cookie a redirect sets comes back to the callback. */
+  let browser = new CookieJar();
   const redirect = (response: ConnectResponse) => {
     if (response.kind !== 'redirect') throw new Error(`expected a redirect, got HTTP ${response.status}: ${response.document.html.slice(0, 300)}`);
+    for (const cookie of response.cookies ?? []) browser.take({ 'set-cookie': `${cookie.name}=${cookie.value}; Path=${cookie.path}; Max-Age=${cookie.maxAgeSeconds}` });
     return response.url;
   };
 
@@ -89,7 +95,7 @@ describe('Gmail on the shared Google connection', () => {
   async function consent(consentUrl: string): Promise<{ status: number; html: string }> {
     const approved = await fetch(consentUrl, { redirect: 'manual' });
     const callback = new URL(approved.headers.get('location')!);
-    const finished = document(await connect.oauthCallback(Object.fromEntries(callback.searchParams)));
+    const finished = document(await connect.oauthCallback(Object.fromEntries(callback.searchParams), browser.all()));
     return { status: finished.status, html: finished.document.html };
   }
 

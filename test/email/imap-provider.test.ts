@@ -4,6 +4,8 @@ import { ImapMailProvider, type ImapSettings } from '../../src/email/imap-provid
 import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
+import type { OutboundAccess } from '../../src/net/outbound-policy.js';
+import { localOutbound } from '../helpers/outbound.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { TcpFaultProxy } from '../helpers/tcp-fault-proxy.js';
 import { rawMail } from './mail-fixtures.js';
@@ -11,8 +13,8 @@ import { describeMailProvider, failure } from './provider-contract.js';
 
 const clock = new ManualClock('2026-05-20T12:00:00Z');
 
-function imapProvider(settings: ImapSettings, password: string): ImapMailProvider {
-  return new ImapMailProvider({ label: `Test mail (${settings.username})`, settings, password, timeoutMs: 5000, clock, ids: randomIds });
+function imapProvider(settings: ImapSettings, password: string, outbound: OutboundAccess = localOutbound): ImapMailProvider {
+  return new ImapMailProvider({ label: `Test mail (${settings.username})`, settings, password, timeoutMs: 5000, clock, ids: randomIds, outbound });
 }
 
 describeMailProvider('IMAP + SMTP (a real Dovecot, an SMTP receiver)', async () => {
@@ -193,7 +195,7 @@ describe('IMAP provider: sessions, faults and size', () => {
 
   it('says a wrong SMTP password is unauthorized and that nothing was sent', async () => {
     const provider = imapProvider({ ...settings(), smtpUrl: smtp.url }, 'app-password');
-    const wrongSmtp = new ImapMailProvider({ label: 'Test', settings: { ...settings(), username: 'ana' }, password: 'nope', timeoutMs: 5000, clock, ids: randomIds });
+    const wrongSmtp = new ImapMailProvider({ label: 'Test', settings: { ...settings(), username: 'ana' }, password: 'nope', timeoutMs: 5000, clock, ids: randomIds, outbound: localOutbound });
     const before = smtp.received.length;
     const error = await failure(wrongSmtp.send({ to: ['dana@example.com'], cc: [], subject: 'x', text: 'y' }));
     expect(error.failure).toBe('unauthorized');
@@ -209,7 +211,9 @@ describe('IMAP provider: sessions, faults and size', () => {
     const imapProxy = await TcpFaultProxy.start(dovecot.port, '0.0.0.0');
     const smtpProxy = await TcpFaultProxy.start(smtp.port, '0.0.0.0');
     try {
-      const provider = imapProvider({ imapUrl: `imap://${external}:${imapProxy.port}`, smtpUrl: `smtp://${external}:${smtpProxy.port}`, username: 'ana', address: 'ana@herald.test' }, 'app-password');
+      // The operator's connection (any address): encryption is still required away from this machine.
+      const operator: OutboundAccess = { ...localOutbound, trust: 'operator' };
+      const provider = imapProvider({ imapUrl: `imap://${external}:${imapProxy.port}`, smtpUrl: `smtp://${external}:${smtpProxy.port}`, username: 'ana', address: 'ana@herald.test' }, 'app-password', operator);
       const reading = await failure(provider.search({}));
       expect(reading.message).toMatch(/offers no encrypted connection \(TLS or STARTTLS\), so Herald did not send it the password/);
       expect(imapProxy.connections).toBe(1);

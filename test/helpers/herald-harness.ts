@@ -6,6 +6,7 @@ import type { ModelClient } from '../../src/model/model-client.js';
 import type { MessageTransport } from '../../src/outbox/message-transport.js';
 import { createHerald, type Herald } from '../../src/runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { HostResolver } from '../../src/net/outbound-policy.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -31,6 +32,8 @@ export interface HarnessOptions {
   database?: TestDatabase;
   /** Start the queue and workers (default true). */
   start?: boolean;
+  /** Resolves the hosts of servers users connect (default the system's): maps public-looking names to test servers. */
+  resolver?: HostResolver;
   logLevel?: string;
 }
 
@@ -83,6 +86,7 @@ export class HeraldHarness {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.resolver ? { resolver: options.resolver } : {}),
       recoveryIntervalMs: 0,
       pollingIntervalSeconds: 0.5,
     });

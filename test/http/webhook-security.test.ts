@@ -433,6 +433,31 @@ describe('without TWILIO_AUTH_TOKEN (local use)', () => {
     expect(await harness.database.prisma.inboundDedupe.count()).toBe(dedupe);
   });
 
+  it('refuses an unsigned webhook from loopback that a reverse proxy relayed (X-Forwarded-For, Forwarded, X-Real-IP): behind a local proxy everyone arrives from loopback', async () => {
+    const before = await harness.database.prisma.message.count({ where: { role: 'user' } });
+    const relayed: Array<Record<string, string>> = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { 'x-forwarded-for': '127.0.0.1' },
+      { forwarded: 'for=203.0.113.9;proto=https' },
+      { 'x-real-ip': '203.0.113.9' },
+    ];
+    for (const headers of relayed) {
+      for (const address of ['127.0.0.1', '::1']) {
+        const response = await unsigned(newPhone(), marker('relayed'), address, headers);
+        expect(response.statusCode, `${address} ${JSON.stringify(headers)}`).toBe(403);
+      }
+    }
+    const status = await harness.herald.app.inject({
+      method: 'POST',
+      url: '/twilio/status',
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-real-ip': '203.0.113.9' },
+      payload: new URLSearchParams({ MessageSid: `SM${'1'.repeat(32)}`, MessageStatus: 'delivered' }).toString(),
+    });
+    expect(status.statusCode).toBe(403);
+    expect(await harness.database.prisma.message.count({ where: { role: 'user' } })).toBe(before);
+  });
+
   it('refuses an unsigned status callback from another address', async () => {
     const response = await harness.herald.app.inject({
       method: 'POST',

@@ -6,6 +6,7 @@ import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness, PUBLIC_BASE_URL, TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { startHeraldProcess } from '../helpers/herald-process.js';
 import { createTestDatabase } from '../helpers/test-database.js';
+import { CookieJar } from '../helpers/browser-cookies.js';
 
 /**
  * What Herald's logs at `info` must never carry (issue 11, item 5): message bodies, replies,
@@ -64,7 +65,7 @@ describe('log privacy at info', () => {
     expect(started.statusCode).toBe(303);
     const approved = await fetch(new URL(started.headers.location as string), { redirect: 'manual' });
     const callback = approved.headers.get('location')!;
-    const done = await harness.herald.app.inject({ method: 'GET', url: path(callback) });
+    const done = await harness.herald.app.inject({ method: 'GET', url: path(callback), headers: { cookie: new CookieJar().take(started.headers).header(callback) } });
     expect(done.statusCode).toBe(200);
     expect(await harness.database.prisma.connection.count({ where: { userId: user.id } })).toBe(1);
     await harness.herald.stop(5_000);

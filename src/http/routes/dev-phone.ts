@@ -4,7 +4,7 @@ import { parseTwilioAddress } from '../../channels/phone-number.js';
 import { renderDevPhone } from '../../dev/dev-phone-page.js';
 import { devInboundWebhook, INBOUND_WEBHOOK_PATH } from '../../dev/dev-webhook.js';
 import type { FedMessage } from '../../dev/outbound-feed.js';
-import { isLoopbackAddress, type SignatureOptions } from '../twilio-signature.js';
+import { isFromThisMachine, type SignatureOptions } from '../twilio-signature.js';
 import { twimlMessageText } from '../twiml.js';
 import { sendDocument } from './pages.js';
 
@@ -100,8 +100,7 @@ function openEventStream(request: FastifyRequest, reply: FastifyReply, phone: st
 
 /** A request from this machine to this machine: not relayed, not reached through another host name. */
 function isThisMachine(request: FastifyRequest): boolean {
-  if (!isLoopbackAddress(request.socket.remoteAddress)) return false;
-  if (request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined) return false;
+  if (!isFromThisMachine(request)) return false;
   const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
   return LOCAL_HOSTS.has(host);
 }
