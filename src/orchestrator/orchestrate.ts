@@ -11,15 +11,20 @@ import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared
 import type { IdGenerator } from '../shared/ids.js';
 import { composeReply, replyWithoutComposing } from './composer.js';
 import { heldActions } from './held-actions.js';
-import { confirmationReply } from '../confirmations/confirmation-replies.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
-import { executePlan, timeoutSignal, type ExecutionOutcome } from './executor.js';
+import type { QuestionAsk } from '../questions/pending-question.js';
+import { readerLanguage, say } from '../texts/texts.js';
+import { askingStep, planQuestion } from './plan-questions.js';
+import { executePlan, mergeSteps, timeoutSignal, type ExecutionOutcome } from './executor.js';
 import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
 import { logPlanEvent } from './plan-events.js';
-import type { ExecutionPlan } from './plan-state.js';
+import type { ExecutionPlan, PlanStep } from './plan-state.js';
+import { anyAgentOutputSchema } from './plan-schema.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
-import { planRound, type PlannerDependencies } from './planner.js';
-import { routeByPatterns, routingHintsSection } from './pre-router.js';
+import { planRound, type PlannerDependencies, type PlanningOutcome } from './planner.js';
+import { routeByPatterns, routingHintsSection, type RoutingHint } from './pre-router.js';
+import { resumingRequest } from './prompts/planner-prompt.js';
+import { subjectSection } from './prompts/user-sections.js';
+import type { ExecutionOutcome as Outcome } from './executor.js';
 import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
 
@@ -76,8 +81,11 @@ export interface OrchestratorResult {
   costUsd: number;
   /** Milliseconds spent waiting for the model (benchmarks subtract it to see Herald's own time). */
   modelWaitMs: number;
-  /** Actions held for the user's YES; the reply already asks about them. */
-  confirmation?: ConfirmationAsk;
+  /**
+   * What the reply asks and Herald keeps until answered: a YES for held actions, a "Which
+   * one?" (numbered by Herald), or a clarification (with the plan, to resume).
+   */
+  questions?: QuestionAsk[];
 }
 
 const PLANNER_MAX_ITERATIONS = 4;
@@ -106,20 +114,20 @@ export async function orchestrate(
   const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id, planId });
   const planTimeout = timeoutSignal(deps.limits.planTimeoutMs, `the plan took longer than ${deps.limits.planTimeoutMs} ms`);
   const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
-  const language = replyLanguage(context.user.language, context.message.text);
+  const messageLanguage = replyLanguage(context.user.language, context.message.text);
   const totals = () => ({ modelCalls: meter.calls, usage: meter.usage });
   const result = (
     reply: string,
     status: OrchestratorResult['status'],
     path: OrchestratorResult['path'],
     failure?: OrchestratorResult['failure'],
-    confirmation?: ConfirmationAsk,
+    questions?: QuestionAsk[],
   ): OrchestratorResult => ({
     reply,
     status,
     path,
     planId,
-    ...(confirmation ? { confirmation } : {}),
+    ...(questions && questions.length > 0 ? { questions } : {}),
     modelCalls: meter.calls,
     usage: meter.usage,
     usageByModel: meter.byModel(),
@@ -145,14 +153,29 @@ export async function orchestrate(
     promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
   };
   try {
-    const hints = routeByPatterns(context.message.text, deps.registry);
+    const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context);
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
-    const planner = hints.length === 0 && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
-    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent) }, 'planning');
-    const planning = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
+    const planner = hints.length === 0 && !context.resume && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
+    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
+    const kept = context.resume ? resumedSteps(context.resume) : [];
+    const stepsAllowed = deps.limits.maxPlanSteps - kept.filter((step) => step.status === 'completed').length;
+    const turnSections = [routingHintsSection(hints), subjectSection(context.subject, context.user.timezone)];
+    const planning: PlanningOutcome = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
       signal,
-      stepsAllowed: deps.limits.maxPlanSteps,
-      turnSections: [routingHintsSection(hints)],
+      stepsAllowed: Math.max(1, stepsAllowed),
+      turnSections,
+      ...(context.resume
+        ? {
+            replanning: resumingRequest({
+              request: context.resume.request,
+              question: context.resume.question,
+              goal: context.resume.goal,
+              completed: kept.filter((step) => step.status === 'completed').map((step) => ({ stepId: step.id, agent: step.agent, task: step.task, summary: step.result?.output?.summary ?? '' })),
+              stepsLeft: Math.max(1, stepsAllowed),
+            }),
+            knownStepIds: kept.filter((step) => step.status === 'completed').map((step) => step.id),
+          }
+        : {}),
     });
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
@@ -167,16 +190,22 @@ export async function orchestrate(
 
     const plan: ExecutionPlan = {
       id: planId,
-      goal: planning.plan.goal,
+      goal: context.resume?.goal ?? planning.plan.goal,
       analysis: planning.plan.analysis,
-      responseHint: planning.plan.responseHint,
-      steps: planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending', retryCount: 0, version: 1 })),
+      responseHint: planning.plan.responseHint ?? context.resume?.responseHint,
+      language: planning.plan.language ?? context.resume?.language,
+      // A resumed plan keeps the steps that finished before its question: they are not run again.
+      steps: kept.filter((step) => step.status === 'completed'),
       status: 'executing',
-      version: 1,
+      version: (context.resume?.version ?? 0) + 1,
       errors: [],
       createdAt: deps.clock.now(),
     };
-    logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent) });
+    if (context.resume) mergeSteps(plan, planning.plan.steps);
+    else plan.steps.push(...planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending' as const, retryCount: 0, version: 1 })));
+    // The planner read the message itself: the language it names is the one to write in.
+    const language = plan.language ?? messageLanguage;
+    logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent), resumed: Boolean(context.resume) });
     await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
@@ -225,16 +254,13 @@ async function finish(
     status: OrchestratorResult['status'],
     path: OrchestratorResult['path'],
     failure?: OrchestratorResult['failure'],
-    confirmation?: ConfirmationAsk,
+    questions?: QuestionAsk[],
   ) => OrchestratorResult,
 ): Promise<OrchestratorResult> {
   const { plan } = outcome;
   const totals = { modelCalls: meter.calls, usage: meter.usage };
-  if (outcome.question) {
-    logPlanEvent(logger, 'plan_needs_clarification', plan);
-    await store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
-    return result(outcome.question, 'succeeded', 'clarification');
-  }
+  const texts = readerLanguage(context.user.language, context.message.text);
+  if (outcome.question) return askUser(outcome, outcome.question, context, language, deps, store, meter, replyModel, shutdown, logger, result);
   let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
   if (reply === undefined && !shutdown?.aborted) {
     // Composing gets its own short budget, so a timed-out plan still explains itself.
@@ -251,7 +277,8 @@ async function finish(
   reply = withToolLinks(reply, plan);
   // Held actions are asked about in Herald's own words, whatever the model wrote.
   const confirmation = heldActions(plan);
-  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;
+  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${say(texts, 'confirmAsk')}`;
+  const questions: QuestionAsk[] = confirmation ? [{ kind: 'confirmation', question: confirmation.question, payload: { actions: confirmation.actions } }] : [];
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
   // A plan that recovered by replanning succeeded: judge by the final version's steps.
   const finalSteps = plan.steps.filter((step) => step.version === plan.version);
@@ -261,9 +288,86 @@ async function finish(
     durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
   });
   await store.planFinished(plan.id, status, { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
-  if (succeeded) return result(reply, 'succeeded', 'plan', undefined, confirmation);
+  if (succeeded) return result(reply, 'succeeded', 'plan', undefined, questions);
   const blame = status === 'timed_out' ? 'timeout' : plan.steps.some((step) => step.result?.errorKind === 'budget') ? 'budget' : 'partial';
-  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` }, confirmation);
+  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` }, questions);
+}
+
+/**
+ * A step needs the user (DESIGN.md step 5 meets seed 003's HITL): the reply first says what
+ * earlier steps changed (one composer call, only when they changed something), keeps their
+ * links and asks their held actions' YES, then asks: Herald's own numbered "Which one?"
+ * when a lookup found several candidates, else the step's question, kept with the plan so
+ * the answer resumes it (earlier steps are not run again).
+ */
+async function askUser(
+  outcome: Outcome,
+  question: string,
+  context: OrchestratorContext,
+  language: string,
+  deps: OrchestratorDependencies,
+  store: PlanStore,
+  meter: CountingModel,
+  replyModel: ModelClient,
+  shutdown: AbortSignal | undefined,
+  logger: Logger,
+  result: (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure'], questions?: QuestionAsk[]) => OrchestratorResult,
+): Promise<OrchestratorResult> {
+  const { plan } = outcome;
+  const texts = readerLanguage(context.user.language, context.message.text);
+  const asking = askingStep(plan);
+  const earlier = plan.steps.filter((step) => step !== asking && step.status === 'completed' && step.version === plan.version);
+  const changed = earlier.some((step) => (step.result?.output?.created?.length ?? 0) + (step.result?.output?.updated?.length ?? 0) + (step.result?.output?.deleted?.length ?? 0) > 0 || step.result?.toolCalls.some((call) => call.mutates && !call.isError));
+  let report: string | undefined;
+  if (changed && !shutdown?.aborted) {
+    const done: ExecutionPlan = { ...plan, steps: earlier };
+    const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
+    report = await composeReply(context, done, language, { model: replyModel, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, 'A question for the user follows this text: say only what was done, in one short sentence, and ask nothing.').catch((error: unknown) => {
+      logger.warn({ error: describeError(error) }, 'composing what was done failed; the question goes alone');
+      return undefined;
+    });
+  }
+  const asked = asking ? planQuestion(plan, asking, question, context.resume?.request ?? context.message.text, texts, language) : { kind: 'clarification' as const, question, payload: planSnapshotFallback(plan, context, language) };
+  const confirmation = heldActions(plan);
+  const parts = [report ? withToolLinks(report, plan) : withToolLinks('', plan).trim()].filter((part) => part.length > 0);
+  if (confirmation) parts.push(`${confirmation.question} ${say(texts, 'confirmAsk')}`);
+  parts.push(asked.question);
+  const questions: QuestionAsk[] = [...(confirmation ? [{ kind: 'confirmation' as const, question: confirmation.question, payload: { actions: confirmation.actions } }] : []), asked];
+  logPlanEvent(logger, 'plan_needs_clarification', plan, { question: asked.kind });
+  await store.planFinished(plan.id, 'needs_clarification', { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), undefined, plan);
+  return result(parts.join('\n\n'), 'succeeded', 'clarification', undefined, questions);
+}
+
+/** A question with no asking step on record (it cannot normally happen): kept as a clarification of the plan as it is. */
+function planSnapshotFallback(plan: ExecutionPlan, context: OrchestratorContext, language: string) {
+  return { planId: plan.id, goal: plan.goal, analysis: plan.analysis, language, version: plan.version, request: context.resume?.request ?? context.message.text, steps: [] };
+}
+
+/** The steps a resumed plan keeps, rebuilt from what was saved with its question. */
+function resumedSteps(resume: NonNullable<OrchestratorContext['resume']>): PlanStep[] {
+  return resume.steps.map((step) => {
+    const output = step.output === undefined ? undefined : anyAgentOutputSchema.safeParse(step.output);
+    // The step that asked did not finish its task: the planner plans it again, with the answer.
+    const finished = step.status === 'completed' && output?.success === true && !output.data.needsClarification;
+    return {
+      id: step.id,
+      agent: step.agent,
+      task: step.task,
+      dependsOn: step.dependsOn,
+      status: finished ? 'completed' : 'skipped',
+      retryCount: 0,
+      version: step.version,
+      ...(finished && output?.success
+        ? { result: { success: true, output: output.data, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, modelCalls: 0, durationMs: 0 } }
+        : {}),
+    };
+  });
+}
+
+/** A reply to a reminder is most likely about it: point the planner at the scheduler, and use the full planner. */
+function withSubjectHint(hints: RoutingHint[], context: OrchestratorContext): RoutingHint[] {
+  if (context.subject?.kind !== 'reminder' || hints.some((hint) => hint.agent === 'scheduler-agent')) return hints;
+  return [{ agent: 'scheduler-agent', score: 1, matched: ['(a reply to a reminder)'] }, ...hints];
 }
 
 /**

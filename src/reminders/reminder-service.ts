@@ -5,6 +5,7 @@ import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { normalizeFact as normalizeText } from '../memory/fact-service.js';
+import { looselyMatches } from '../shared/loose-match.js';
 import {
   describeRule,
   firstOccurrence,
@@ -30,8 +31,12 @@ export interface ReminderView {
   repeats: string | null;
 }
 
-/** An expected failure, worded for the model to act on (often: ask the user). */
-export type ReminderResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+/**
+ * An expected failure, worded for the model to act on (often: ask the user). When several
+ * reminders fit the words (or one only loosely: `weak`), they are the `candidates` Herald
+ * numbers in its "Which one?"; `gone`: the reminder named by id no longer exists or is over.
+ */
+export type ReminderResult<Value> = { ok: true; value: Value } | { ok: false; error: string; candidates?: ReminderView[]; weak?: boolean; gone?: boolean };
 
 /** What a reminder is, for create and update. */
 export interface ReminderInput {
@@ -144,6 +149,43 @@ export class ReminderService {
   }
 
   /**
+   * Snoozes an occurrence, in the caller's transaction (the turn that answered "snooze 10"
+   * commits it with its reply, so it happens once): a one-off reminder of the same text at
+   * `at`, delivered exactly once like any reminder. A snooze of the same reminder still
+   * waiting is replaced. Snoozing a snooze snoozes the reminder it came from.
+   */
+  async snooze(transaction: Prisma.TransactionClient, userId: string, reminderId: string, at: Date): Promise<ReminderView | undefined> {
+    const reminder = await transaction.reminder.findFirst({ where: { id: reminderId, userId } });
+    if (!reminder) return undefined;
+    const rootId = reminder.snoozedFromId ?? reminder.id;
+    const now = this.clock.now();
+    await transaction.reminder.updateMany({ where: { userId, snoozedFromId: rootId, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: now } });
+    const created = await transaction.reminder.create({
+      data: { userId, text: reminder.text, timezone: reminder.timezone, startLocal: toLocalString(at, reminder.timezone), rrule: null, nextDueAt: at, snoozedFromId: rootId, createdAt: now, updatedAt: now },
+    });
+    await this.scheduleOccurrence(transaction, created.id, at);
+    return toView(created);
+  }
+
+  /**
+   * "Done" to an occurrence, in the caller's transaction: the delivery is marked
+   * acknowledged, and a snooze of it still waiting is cancelled (it is done).
+   */
+  async acknowledge(transaction: Prisma.TransactionClient, userId: string, reminderId: string, dueAt: Date | null): Promise<void> {
+    const now = this.clock.now();
+    if (dueAt) await transaction.reminderDelivery.updateMany({ where: { reminderId, userId, dueAt }, data: { acknowledgedAt: now } });
+    const reminder = await transaction.reminder.findFirst({ where: { id: reminderId, userId }, select: { id: true, snoozedFromId: true } });
+    if (!reminder) return;
+    await transaction.reminder.updateMany({ where: { userId, snoozedFromId: reminder.snoozedFromId ?? reminder.id, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: now } });
+  }
+
+  /** A reminder (any status) of this user, as the model sees it. */
+  async view(userId: string, reminderId: string): Promise<ReminderView | undefined> {
+    const reminder = await this.prisma.reminder.findFirst({ where: { id: reminderId, userId } });
+    return reminder ? toView(reminder) : undefined;
+  }
+
+  /**
    * Skips one future occurrence of a repeating reminder ahead of time (its event's occurrence
    * was moved or deleted): a `skipped` delivery row, which delivery steps over. When it is
    * the next one due, the reminder moves on to the following occurrence at once (the old
@@ -244,26 +286,39 @@ export class ReminderService {
   ): Promise<ReminderResult<Reminder>> {
     if (target.reminderId) {
       const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: 'active' } });
-      return reminder ? { ok: true, value: reminder } : { ok: false, error: `No active reminder has id ${target.reminderId}. Nothing was changed.` };
+      return reminder ? { ok: true, value: reminder } : { ok: false, gone: true, error: `No active reminder has id ${target.reminderId} (it was cancelled, has fired, or never existed). Nothing was changed.` };
     }
     const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' } });
     const candidates = target.match ? active.filter((reminder) => matches(reminder.text, target.match!)) : [];
     if (candidates.length === 1) return { ok: true, value: candidates[0]! };
     const listing = (reminders: Reminder[]) => reminders.slice(0, 10).map((reminder, index) => `${index + 1}) "${reminder.text}" (${toView(reminder).next ?? 'no time'}, id ${reminder.id})`).join('; ');
     if (candidates.length === 0) {
+      // One reminder a typo away ("dentsit"): Herald asks "Did you mean …?".
+      const words = target.match ? matchWords(target.match) : [];
+      const loose = active.filter((reminder) => looselyMatches(normalizeText(reminder.text), words));
       return {
         ok: false,
-        error: `No active reminder matches "${target.match ?? ''}", so nothing was changed. ${active.length > 0 ? `Active reminders: ${listing(active)}.` : 'The user has no active reminders.'}`,
+        ...(loose.length === 1 ? { candidates: loose.map(toView), weak: true } : {}),
+        error: `No active reminder matches "${target.match ?? ''}", so nothing was changed. ${active.length > 0 ? `Active reminders: ${listing(active)}.` : 'The user has no active reminders.'}${loose.length === 1 ? ` Perhaps "${loose[0]!.text}" was meant: Herald asks the user.` : ''}`,
       };
     }
-    return { ok: false, error: `${candidates.length} reminders match "${target.match}": ${listing(candidates)}. Nothing was changed; ask the user which one to ${verb}.` };
+    return {
+      ok: false,
+      candidates: candidates.slice(0, 10).map(toView),
+      error: `${candidates.length} reminders match "${target.match}": ${listing(candidates)}. Nothing was changed; Herald asks the user which one to ${verb} (complete with needsClarification).`,
+    };
   }
 }
 
+/** The words of a reminder query that name it ("the dentist reminder" → dentist). */
+function matchWords(query: string): string[] {
+  return normalizeText(query).split(' ').filter((word) => word.length > 0 && !['the', 'my', 'a', 'an', 'one', 'reminder', 'reminders', 'to', 'about', 'all'].includes(word));
+}
+
 /** True when every word of `query` appears in `text` (case and punctuation ignored). */
-function matches(text: string, query: string): boolean {
+export function matches(text: string, query: string): boolean {
   const haystack = ` ${normalizeText(text)} `;
-  const words = normalizeText(query).split(' ').filter((word) => word.length > 0 && !['the', 'my', 'a', 'an', 'one', 'reminder', 'to', 'about'].includes(word));
+  const words = matchWords(query);
   return words.length > 0 && words.every((word) => haystack.includes(word));
 }
 

@@ -13,8 +13,17 @@ const whenAmbiguous = z
   .optional()
   .describe('Only when the user chose: which of the two times a local time that happens twice (DST fall-back night) means');
 
-function asToolResult<Value>(result: ReminderResult<Value>, effect: string, note?: string): ToolResult {
-  return result.ok ? ok({ effect, reminder: result.value, ...(note ? { note } : {}) }) : toolError(result.error);
+/**
+ * A service result as the model reads it. Several matching reminders (or one loose match)
+ * become Herald's own numbered question: each candidate carries this call's arguments
+ * pinned to it by id, so the user's "2" runs exactly that.
+ */
+function asToolResult<Value>(result: ReminderResult<Value>, effect: string, note?: string, call?: Record<string, unknown>): ToolResult {
+  if (result.ok) return ok({ effect, reminder: result.value, ...(note ? { note } : {}) });
+  const choice = call && result.candidates?.length
+    ? { weak: result.weak, candidates: result.candidates.map((reminder) => ({ label: reminder.next ? `${reminder.text}, ${reminder.next}` : reminder.text, input: { ...call, reminderId: reminder.id, match: undefined } })) }
+    : undefined;
+  return toolError(result.error, { choice, gone: result.gone });
 }
 
 const atInput = dateTimeInputSchema.describe(
@@ -91,7 +100,7 @@ export function schedulerTools(reminders: ReminderService): ToolDefinition[] {
         const when = localAt(input.at, input.whenAmbiguous, context.timezone);
         if (!when.ok) return when.result;
         const updated = await reminders.update(context.userId, input, { text: input.text, at: when.at, recurrence: input.recurrence, whenAmbiguous: when.whenAmbiguous });
-        return asToolResult(updated, 'updated', when.note);
+        return asToolResult(updated, 'updated', when.note, input);
       },
     }),
     defineTool({
@@ -99,7 +108,7 @@ export function schedulerTools(reminders: ReminderService): ToolDefinition[] {
       description: 'Cancel a reminder, found by id or by words of its text. If none or several match, nothing is cancelled and you are told which exist.',
       mutates: true,
       inputSchema: z.object(target).refine((input) => input.reminderId || input.match, 'give reminderId or match'),
-      run: async (input, context) => asToolResult(await reminders.cancel(context.userId, input), 'deleted'),
+      run: async (input, context) => asToolResult(await reminders.cancel(context.userId, input), 'deleted', undefined, input),
     }),
   ];
 }
