@@ -176,7 +176,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl },
     logger.child({ component: 'pages' }),
   );
-  const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger });
+  const calendar = await createCalendarModule({ config, prisma, reminders, clock, ids, logger, pages });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, clock, ids, logger });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {

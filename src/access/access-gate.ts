@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, sqlTimestamp } from '../shared/sql.js';
 import type { AccessService } from './access-service.js';
-import { strangerReplies } from './access-replies.js';
+import { strangerReplies, strangerRepliesFor } from './access-replies.js';
 import { joinCode } from './invite-code.js';
 import { detectKeyword } from '../channels/keywords.js';
 
@@ -77,11 +77,11 @@ export class AccessGate {
     }
     const code = joinCode(body);
     // A JOIN from someone already in is not conversation (nor a code for the model to see).
-    if (granted) return code === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies(body).alreadyIn };
+    if (granted) return code === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerRepliesFor(body).alreadyIn };
     if (code !== undefined) return this.join(phone, code);
     // STOP and the other opt-out words are answered by Twilio itself; a notice after them would be refused (21610) and rude.
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'stranger' };
-    return this.notice(phone, 'private', 'stranger', strangerReplies(body).private);
+    return this.notice(phone, 'private', 'stranger', strangerRepliesFor(body).private);
   }
 
   /** Open mode: a new number, unless too many arrived this hour. */
@@ -91,7 +91,7 @@ export class AccessGate {
     if ((rows[0]?.count ?? 0) < this.access.settings.newUsersPerHour) return { kind: 'serve' };
     this.logger?.warn({ limit: this.access.settings.newUsersPerHour }, 'new-user limit reached: a newcomer was turned away');
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'busy' };
-    return this.notice(phone, 'busy', 'busy', strangerReplies(body).busy);
+    return this.notice(phone, 'busy', 'busy', strangerRepliesFor(body).busy);
   }
 
   private async join(phone: string, code: string): Promise<AccessDecision> {
@@ -106,11 +106,11 @@ export class AccessGate {
     if (await this.access.redeem(phone, code)) {
       await this.pool.query('DELETE FROM "StrangerNotice" WHERE "phoneHash" = $1', [hash]);
       this.logger?.info('invite code redeemed: a new number joined');
-      return { kind: 'refuse', reason: 'joined', reply: strangerReplies().joined };
+      return { kind: 'refuse', reason: 'joined', reply: strangerReplies.joined };
     }
     await this.pool.query({ name: preparedName(RECORD_FAILED_JOIN), text: RECORD_FAILED_JOIN, values: [hash, sqlTimestamp(now), dayAgo] });
     this.logger?.info('JOIN with a code that does not work');
-    return { kind: 'refuse', reason: 'join_failed', reply: strangerReplies().joinFailed };
+    return { kind: 'refuse', reason: 'join_failed', reply: strangerReplies.joinFailed };
   }
 
   /** The reply, if this number was not told within a day; nothing otherwise. */

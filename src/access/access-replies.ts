@@ -6,7 +6,7 @@ import { readerLanguage, say } from '../texts/texts.js';
  * is written in when it can be told (nothing else is known about them), else English;
  * users and owners get their own language.
  */
-export function strangerReplies(messageText = '') {
+export function strangerRepliesFor(messageText = '') {
   const lang = readerLanguage(null, messageText);
   return {
     /** Invite mode, an unknown sender: at most once a day. */
@@ -22,6 +22,9 @@ export function strangerReplies(messageText = '') {
   };
 }
 
+/** The stranger replies in English (what a sender whose language cannot be told gets). */
+export const strangerReplies = strangerRepliesFor();
+
 /** Owner-facing wording in the owner's language. */
 export function ownerReplies(language: string | null) {
   const lang = fallbackLanguage(language);
@@ -35,7 +38,7 @@ export function ownerReplies(language: string | null) {
     cannotRevokeOwner: (phone: string) => say(lang, 'ownerCannotRevoke', { phone }),
     badPhone: say(lang, 'ownerBadPhone'),
     openMode: say(lang, 'ownerOpenMode'),
-    inviteMode: (count: number) => say(lang, 'ownerInviteMode', { count }),
+    inviteMode: (count: number) => (count === 1 ? say(lang, 'ownerInviteModeOne') : say(lang, 'ownerInviteMode', { count })),
     never: say(lang, 'ownerNever'),
     justNow: say(lang, 'ownerJustNow'),
     more: (count: number) => say(lang, 'ownerMore', { count }),

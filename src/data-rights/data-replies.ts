@@ -8,6 +8,7 @@ export function dataReplies(language: string | null, messageText = '') {
     myData: (link: string) => say(lang, 'myData', { link }),
     myDataFailed: say(lang, 'myDataFailed'),
     confirmErase: say(lang, 'confirmErase'),
+    confirmEraseAsk: (minutes: number) => say(lang, 'confirmEraseAsk', { minutes }),
     erased: say(lang, 'erased'),
   };
 }

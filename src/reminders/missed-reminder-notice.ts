@@ -24,7 +24,7 @@ export async function stageMissedReminderNotice(
   if (missed.length === 0) return 0;
   const lines = missed.map((delivery) => `• ${delivery.reminder.text} (${formatLocal(delivery.dueAt, delivery.reminder.timezone)})`);
   const { language, now, ...outbound } = draft;
-  const text = say(fallbackLanguage(language), 'reminderUndelivered', { items: lines.join('\n') });
+  const text = say(fallbackLanguage(language), lines.length === 1 ? 'reminderUndeliveredOne' : 'reminderUndelivered', { items: lines.join('\n') });
   const staged = await outbox.stage(transaction, { ...outbound, kind: 'system', text });
   await transaction.message.create({
     data: { userId: draft.userId, role: 'assistant', kind: 'reminder_notice', content: text, channel: draft.channel, tokenCount: estimateTokens(text), turnId: draft.turnId ?? null, outboundGroupId: staged.groupId, createdAt: now },

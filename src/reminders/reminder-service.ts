@@ -148,6 +148,19 @@ export class ReminderService {
     return { ok: true, value: toView(await this.prisma.reminder.findUniqueOrThrow({ where: { id: found.value.id } })) };
   }
 
+  /** Active reminders a bulk change would touch: every one, or those matching words of `match`, soonest first. */
+  async select(userId: string, which: { match?: string | undefined; all?: boolean | undefined }): Promise<ReminderView[]> {
+    const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: [{ nextDueAt: 'asc' }, { createdAt: 'asc' }] });
+    const chosen = which.match ? active.filter((reminder) => matches(reminder.text, which.match!)) : which.all ? active : [];
+    return chosen.map(toView);
+  }
+
+  /** Cancels exactly these reminders (those still active); how many were cancelled. */
+  async cancelMany(userId: string, ids: string[]): Promise<number> {
+    const { count } = await this.prisma.reminder.updateMany({ where: { userId, id: { in: ids }, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: this.clock.now() } });
+    return count;
+  }
+
   /**
    * Snoozes an occurrence, in the caller's transaction (the turn that answered "snooze 10"
    * commits it with its reply, so it happens once): a one-off reminder of the same text at

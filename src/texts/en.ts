@@ -42,12 +42,24 @@ export const en = {
   reminderLate: '⏰ Reminder (late: due at {due}): {text}',
   reminderMissed: 'I missed a reminder while I was offline, sorry: "{text}" (it was due {due}).',
   reminderUndelivered: "While you were away I couldn't send these reminders (WhatsApp only lets me message you within 24 hours of your last message):\n{items}",
+  reminderUndeliveredOne: "While you were away I couldn't send this reminder (WhatsApp only lets me message you within 24 hours of your last message):\n{items}",
   snoozed: "OK, I'll remind you again at {time}: {text}",
   snoozeOutOfRange: 'I can snooze a reminder for 1 minute up to 7 days: try "snooze 10" or "snooze 1 hour". Nothing was changed.',
   reminderDone: '✓ Done: {text}',
   reminderDoneNext: '✓ Done: {text}. Next one: {next}.',
 
   // Bulk changes.
+  bulkDeleteEvents: 'Delete {count} events ({range}){except}?\n{items}',
+  bulkMoveEvents: 'Move {count} events ({range}){except} by {shift}?\n{items}',
+  bulkCancelReminders: 'Cancel {count} reminders?\n{items}',
+  bulkRemoveItems: 'Remove {count} items from the {list} list?\n{items}',
+  bulkCheckItems: 'Tick off {count} items on the {list} list?\n{items}',
+  bulkExcept: ', keeping {names}',
+  bulkDeletedEvents: 'Deleted {count} events.',
+  bulkMovedEvents: 'Moved {count} events.',
+  bulkCancelledReminders: 'Cancelled {count} reminders.',
+  bulkRemovedItems: 'Removed {count} items.',
+  bulkCheckedItems: 'Ticked off {count} items.',
   bulkTooMany: 'That would change {count} items; I change at most {max} at once. Nothing was changed: narrow it down (a shorter period, or more specific words).',
   bulkMore: '…and {count} more: {link}',
 
@@ -60,6 +72,7 @@ export const en = {
   myData: 'Here is everything Herald holds about you: {link}\nTo erase it all, text DELETE MY DATA.',
   myDataFailed: 'Sorry, I could not put your data on a page just now. Please try again in a minute.',
   confirmErase: 'This erases everything Herald holds about you: messages, memory, reminders, lists, calendar, connected accounts and pages. It cannot be undone.',
+  confirmEraseAsk: 'Reply YES within {minutes} minutes to erase it.',
   erased: 'Done: everything Herald held about you is erased. If you text again, you start afresh.',
 
   // Access: strangers, and owners' commands.
@@ -78,7 +91,8 @@ export const en = {
   ownerCannotRevoke: '{phone} is an owner (OWNER_PHONES); remove them there.',
   ownerBadPhone: 'That is not a phone number in international form, such as +15551234567.',
   ownerOpenMode: 'Herald is in open mode: anyone may use it. Users, most recently active first:',
-  ownerInviteMode: '{count} number(s) may use Herald, most recently active first:',
+  ownerInviteMode: '{count} numbers may use Herald, most recently active first:',
+  ownerInviteModeOne: '1 number may use Herald:',
   ownerNever: 'never',
   ownerJustNow: 'just now',
   ownerMore: '…and {count} more (npm run accounts -- users).',

@@ -53,3 +53,10 @@ const names: Record<string, string> = {
 export function languageName(code: string): string {
   return names[code.toLowerCase().slice(0, 2)] ?? code;
 }
+
+/** The ISO 639-1 code of a language named for a prompt ("Spanish" → "es"), or undefined. */
+export function languageCode(name: string): string | undefined {
+  const wanted = name.trim().toLowerCase();
+  if (/^[a-z]{2}$/.test(wanted)) return wanted;
+  return Object.entries(names).find(([, english]) => english.toLowerCase() === wanted)?.[0];
+}

@@ -84,7 +84,9 @@ export async function runActions(actions: PendingAction[], turn: IncomingTurn, r
     const result = await runner.run(action, { userId: turn.user.id, timezone: turn.user.timezone, language: turn.language }, true);
     if (result.ok) {
       record.push({ tool: action.tool, ok: true });
-      lines.push(action.done);
+      // A bulk change says how many it changed (some may have gone meanwhile); other actions say their "done".
+      const own = typeof result.output === 'object' && result.output !== null ? (result.output as { reply?: unknown }).reply : undefined;
+      lines.push(typeof own === 'string' ? own : action.done);
     } else {
       record.push({ tool: action.tool, ok: false, error: result.error });
       failures.push(`${action.tool}: ${result.error}`);
