@@ -161,8 +161,9 @@ export class TurnRunner {
     outcome ??= (await this.overBudget(user, logger)) ?? (await this.answer(turn, signal));
     if (signal.aborted) throw interruption(signal);
 
-    // What the user writes in is their language from now on (the default for texts with no words).
-    const written = turn.keyword || turn.command ? undefined : detectLanguage(turn.text);
+    // What the user writes to the model in is their language from now on (the default for
+    // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
+    const written = answeredBy === 'orchestrator' ? detectLanguage(turn.text) : undefined;
     await commitTurn(this.deps, { turnId: turn.turnId, user, batch: turn.batch, keyword: turn.keyword, outcome, fence, ...(written && written !== user.language ? { language: written } : {}) });
     logger.info(
       {
