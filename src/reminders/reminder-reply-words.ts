@@ -24,6 +24,7 @@ const LATER = new Set(['snooze', 'later', 'remind me later', 'not now', 'נוד�
 const UNIT_MINUTES: Record<string, number> = {
   m: 1, min: 1, mins: 1, minute: 1, minutes: 1, minuto: 1, minutos: 1, minuten: 1, דקה: 1, דקות: 1, мин: 1, минут: 1, минуту: 1, минуты: 1, دقيقة: 1, دقائق: 1,
   h: 60, hr: 60, hrs: 60, hour: 60, hours: 60, hora: 60, horas: 60, heure: 60, heures: 60, stunde: 60, stunden: 60, שעה: 60, שעות: 60, час: 60, часа: 60, часов: 60, ساعة: 60, ساعات: 60,
+  d: 1440, day: 1440, days: 1440, día: 1440, días: 1440, dia: 1440, dias: 1440, jour: 1440, jours: 1440, tag: 1440, tage: 1440, יום: 1440, ימים: 1440, день: 1440, дня: 1440, дней: 1440, يوم: 1440, أيام: 1440,
 };
 
 function normalize(text: string): string {

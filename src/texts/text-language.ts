@@ -7,7 +7,7 @@
  */
 
 /** The languages detection chooses among: Herald's eight, and the ones most often mistaken for them. */
-const CANDIDATES = ['en', 'he', 'es', 'fr', 'de', 'pt', 'ar', 'ru', 'it', 'nl', 'ca', 'ro', 'pl', 'tr', 'uk', 'bg', 'sv', 'da', 'no', 'fa', 'ur', 'cs', 'hu', 'fi', 'el', 'id', 'vi'];
+const CANDIDATES = ['en', 'he', 'es', 'fr', 'de', 'pt', 'ar', 'ru', 'it', 'nl', 'ca', 'ro', 'pl', 'tr', 'uk', 'sv', 'da', 'no', 'fa', 'ur', 'cs', 'hu', 'fi', 'el', 'id', 'vi'];
 
 interface Detector {
   detect(text: string): { language: string; isReliable(): boolean };
