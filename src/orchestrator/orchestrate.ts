@@ -12,6 +12,7 @@ import type { IdGenerator } from '../shared/ids.js';
 import { composeReply, replyWithoutComposing } from './composer.js';
 import { heldActions } from './held-actions.js';
 import type { QuestionAsk } from '../questions/pending-question.js';
+import { withAsk } from '../confirmations/pending-action.js';
 import { readerLanguage, say } from '../texts/texts.js';
 import { askingStep, planQuestion } from './plan-questions.js';
 import { executePlan, mergeSteps, timeoutSignal, type ExecutionOutcome } from './executor.js';
@@ -277,7 +278,7 @@ async function finish(
   reply = withToolLinks(reply, plan);
   // Held actions are asked about in Herald's own words, whatever the model wrote.
   const confirmation = heldActions(plan);
-  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${say(texts, 'confirmAsk')}`;
+  if (confirmation) reply = `${reply}\n\n${withAsk(confirmation.question, say(texts, 'confirmAsk'))}`;
   const questions: QuestionAsk[] = confirmation ? [{ kind: 'confirmation', question: confirmation.question, payload: { actions: confirmation.actions } }] : [];
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
   // A plan that recovered by replanning succeeded: judge by the final version's steps.
@@ -330,7 +331,7 @@ async function askUser(
   const asked = asking ? planQuestion(plan, asking, question, context.resume?.request ?? context.message.text, texts, language) : { kind: 'clarification' as const, question, payload: planSnapshotFallback(plan, context, language) };
   const confirmation = heldActions(plan);
   const parts = [report ? withToolLinks(report, plan) : withToolLinks('', plan).trim()].filter((part) => part.length > 0);
-  if (confirmation) parts.push(`${confirmation.question} ${say(texts, 'confirmAsk')}`);
+  if (confirmation) parts.push(withAsk(confirmation.question, say(texts, 'confirmAsk')));
   parts.push(asked.question);
   const questions: QuestionAsk[] = [...(confirmation ? [{ kind: 'confirmation' as const, question: confirmation.question, payload: { actions: confirmation.actions } }] : []), asked];
   logPlanEvent(logger, 'plan_needs_clarification', plan, { question: asked.kind });

@@ -124,7 +124,7 @@ describe('Gmail through the webhook (the official client against the fake Google
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Reply drafted, awaiting YES', reply: 'Here is the reply to Dana.' } }] };
       }),
     );
-    expect(await send("reply to Dana that I'll be late")).toBe('Here is the reply to Dana.\n\nSend this email to Dana Levi (dana@example.com)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna" Reply YES or NO.');
+    expect(await send("reply to Dana that I'll be late")).toBe('Here is the reply to Dana.\n\nSend this email to Dana Levi (dana@example.com)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna"\nReply YES or NO.');
     expect(harness.anthropic.requests).toHaveLength(4);
     expect(google.gmail.sentRecords).toHaveLength(sentBefore);
 

@@ -143,7 +143,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       }),
     );
     const question = 'Send this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna"';
-    expect(await send("reply to Dana that I'll be late")).toBe(`Here is the reply to Dana.\n\n${question} Reply YES or NO.`);
+    expect(await send("reply to Dana that I'll be late")).toBe(`Here is the reply to Dana.\n\n${question}\nReply YES or NO.`);
     expect(harness.anthropic.requests).toHaveLength(4);
     expect(smtp.received).toHaveLength(0);
 
@@ -153,7 +153,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       { toolCalls: [{ name: 'send_email', input: { replyTo: danaId, body: "Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna" } }] },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'New draft awaiting YES', reply: 'Updated.' } }] },
     );
-    expect(await send("add that I'll bring wine")).toBe(`Updated.\n\nSend this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna" Reply YES or NO.`);
+    expect(await send("add that I'll bring wine")).toBe(`Updated.\n\nSend this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna"\nReply YES or NO.`);
     expect((await confirmations()).map((row) => row.status)).toEqual(['cancelled', 'pending']);
 
     const requests = harness.anthropic.requests.length;
@@ -179,7 +179,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       { toolCalls: [{ name: 'send_email', input: { to: ['dana@herald.test'], subject: 'Tonight', body: 'See you at 8!' } }] },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'Draft awaiting YES', reply: 'Ready to send.' } }] },
     );
-    expect(await send('email dana@herald.test: see you at 8')).toBe('Ready to send.\n\nSend this email to dana@herald.test?\nSubject: Tonight\n"See you at 8!" Reply YES or NO.');
+    expect(await send('email dana@herald.test: see you at 8')).toBe('Ready to send.\n\nSend this email to dana@herald.test?\nSubject: Tonight\n"See you at 8!"\nReply YES or NO.');
     clock.advance(harness.config.limits.confirmationTtlMs + 1);
     expect(await send('YES')).toBe("That request waited more than 5 minutes, so I didn't do it. Ask again if you still want it.");
     expect(smtp.received.filter((mail) => mail.user === mailbox)).toEqual([]);

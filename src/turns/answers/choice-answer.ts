@@ -1,5 +1,5 @@
 import type { ActionRunner } from '../../confirmations/action-runner.js';
-import { questionFor, type PendingAction } from '../../confirmations/pending-action.js';
+import { questionFor, withAsk, type PendingAction } from '../../confirmations/pending-action.js';
 import { pickCandidates, yesOrNo, type ChoicePick } from '../../questions/answer-words.js';
 import { choicePayloadSchema, type ChoicePayload } from '../../questions/pending-question.js';
 import type { PendingQuestions } from '../../questions/pending-questions.js';
@@ -87,7 +87,7 @@ async function act(choice: LatestQuestion, payload: ChoicePayload, indexes: numb
   if (held.length === 0) return withoutModel({ reply: lines.join('\n'), status: record.every((entry) => entry.ok) ? 'succeeded' : 'failed' });
   const question = questionFor(held);
   return withoutModel({
-    reply: [...lines, `${question} ${say(turn.language, 'confirmAsk')}`].join('\n'),
+    reply: [...lines, withAsk(question, say(turn.language, 'confirmAsk'))].join('\n'),
     questions: [{ kind: 'confirmation', question, payload: { actions: held } }],
   });
 }
