@@ -100,12 +100,14 @@ export class ReminderService {
     target: { reminderId?: string | undefined; match?: string | undefined },
     changes: { text?: string | undefined; at?: string | undefined; recurrence?: Recurrence | null | undefined; whenAmbiguous?: 'earlier' | 'later' | undefined },
   ): Promise<ReminderResult<ReminderView>> {
-    const found = await this.findOne(userId, target, 'change');
+    // A one-off that has just fired can be moved by id ("move it to 6"): it is set again.
+    const rearm = changes.at !== undefined && target.reminderId !== undefined;
+    const found = await this.findOne(userId, target, 'change', rearm);
     if (!found.ok) return found;
     return this.prisma.$transaction(async (transaction) => {
       // Locked and read again: a delivery of this reminder may have run since it was found
       // (advancing or completing it), and one starting now waits for this change.
-      const reminder = await this.lockActive(transaction, found.value.id);
+      const reminder = await this.lockActive(transaction, found.value.id, rearm);
       if (!reminder) return { ok: false as const, error: `The reminder "${found.value.text}" is no longer active (it has just fired or been cancelled). Nothing was changed.` };
       const now = this.clock.now();
       if (changes.at === undefined && changes.recurrence === undefined) {
@@ -125,7 +127,7 @@ export class ReminderService {
       if (!planned.ok) return planned;
       const saved = await transaction.reminder.update({
         where: { id: reminder.id },
-        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, updatedAt: now },
+        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, status: 'active', updatedAt: now },
       });
       // The old occurrence's job will find the due time changed and do nothing. Occurrences
       // skipped on the old schedule no longer name any occurrence (or, by chance, a wrong one).
@@ -286,19 +288,21 @@ export class ReminderService {
     return { ok: true, value: text };
   }
 
-  private async lockActive(transaction: Prisma.TransactionClient, id: string): Promise<Reminder | undefined> {
+  /** The reminder locked, if active (or, with `orCompleted`, a one-off that has fired). */
+  private async lockActive(transaction: Prisma.TransactionClient, id: string, orCompleted = false): Promise<Reminder | undefined> {
     await transaction.$queryRaw`SELECT id FROM "Reminder" WHERE id = ${id}::uuid FOR UPDATE`;
     const reminder = await transaction.reminder.findUnique({ where: { id } });
-    return reminder?.status === 'active' ? reminder : undefined;
+    return reminder?.status === 'active' || (orCompleted && reminder?.status === 'completed') ? reminder : undefined;
   }
 
   private async findOne(
     userId: string,
     target: { reminderId?: string | undefined; match?: string | undefined },
     verb: string,
+    orCompleted = false,
   ): Promise<ReminderResult<Reminder>> {
     if (target.reminderId) {
-      const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: 'active' } });
+      const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: { in: orCompleted ? ['active', 'completed'] : ['active'] } } });
       return reminder ? { ok: true, value: reminder } : { ok: false, gone: true, error: `No active reminder has id ${target.reminderId} (it was cancelled, has fired, or never existed). Nothing was changed.` };
     }
     const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' } });

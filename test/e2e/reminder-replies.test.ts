@@ -177,18 +177,20 @@ describe('replying to a reminder', () => {
       script.checked((request) => {
         expect(request.systemText()).toContain(`<reminder id="${reminder.id}"`);
         expect(request.systemText()).toContain('scheduler-agent');
-        return { toolCalls: [{ name: 'create_plan', input: { analysis: 'Move the reminder just delivered', goal: 'Move it to 18:00', steps: [{ id: 'step_1', agent: 'scheduler-agent', task: `Move reminder ${reminder.id} ("Pick up the kids") to ${six}; it is a one-off that just fired, so create it again at ${six}.` }] } }] };
+        return { toolCalls: [{ name: 'create_plan', input: { analysis: 'Move the reminder just delivered', goal: 'Move it to 18:00', steps: [{ id: 'step_1', agent: 'scheduler-agent', task: `Move reminder ${reminder.id} ("Pick up the kids") to ${six}` }] } }] };
       }),
       {
         toolCalls: [
-          { name: 'create_scheduled_job', input: { text: 'Pick up the kids', at: six } },
-          { name: 'complete_step', input: { summary: 'Set again for 6 PM', reply: "OK, I'll remind you at 6 PM.", created: [{ description: 'Pick up the kids at 6 PM' }] } },
+          { name: 'update_scheduled_job', input: { reminderId: reminder.id, at: six } },
+          { name: 'complete_step', input: { summary: 'Moved to 6 PM', reply: "OK, I'll remind you at 6 PM.", updated: [{ id: reminder.id, description: 'Pick up the kids at 6 PM' }] } },
         ],
       },
     );
     expect(await send('move it to 6')).toBe("OK, I'll remind you at 6 PM.");
     script.rethrow();
     expect(harness.anthropic.requests.length).toBeLessThanOrEqual(3);
+    // The one-off that had just fired is set again, for 6 PM: the same reminder, no copy.
+    expect(await prisma().reminder.findMany({ where: { userId } })).toMatchObject([{ id: reminder.id, status: 'active', nextDueAt: DateTime.fromISO(six, { zone: ZONE }).toJSDate() }]);
   });
 
   it('WhatsApp: a reply quoting a reminder from hours ago acts on that reminder; quoting an older answer makes it the planner\'s subject', async () => {

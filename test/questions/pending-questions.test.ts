@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { QuestionAsk } from '../../src/questions/pending-question.js';
 import { PendingQuestions } from '../../src/questions/pending-questions.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { SequentialIds } from '../../src/shared/ids.js';
@@ -30,7 +31,7 @@ describe('PendingQuestions', () => {
   });
 
   const choice = { kind: 'choice' as const, question: 'Which one?', payload: { agent: 'scheduler-agent', tool: 'delete_scheduled_job', candidates: [{ label: 'A', input: {} }, { label: 'B', input: {} }] } };
-  const stage = (asks = [choice]) => database.prisma.$transaction((transaction) => questions.stage(transaction, { userId, channel: 'sms' }, asks));
+  const stage = (asks: QuestionAsk[] = [choice]) => database.prisma.$transaction((transaction) => questions.stage(transaction, { userId, channel: 'sms' }, asks));
 
   it('two answers claiming at once: exactly one wins, the other is told it was taken', async () => {
     await stage();
