@@ -2,31 +2,24 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import { CountingModel, type ModelUsageLine } from '../model/counting-model.js';
-import { roundUsd } from '../model/model-cost.js';
 import { TurnBudget } from '../model/turn-budget.js';
 import type { ModelClient, TokenUsage } from '../model/model-client.js';
 import type { ModelRoles } from '../model/model-roles.js';
+import type { QuestionAsk } from '../questions/pending-question.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { composeReply, replyWithoutComposing } from './composer.js';
-import { heldActions } from './held-actions.js';
-import type { QuestionAsk } from '../questions/pending-question.js';
-import { withAsk } from '../confirmations/pending-action.js';
-import { readerLanguage, say } from '../texts/texts.js';
-import { askingStep, planQuestion } from './plan-questions.js';
-import { executePlan, mergeSteps, timeoutSignal, type ExecutionOutcome } from './executor.js';
+import { executePlan, mergeSteps, timeoutSignal } from './executor.js';
 import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
+import { finish, usageFields } from './finish-plan.js';
 import { logPlanEvent } from './plan-events.js';
-import type { ExecutionPlan, PlanStep } from './plan-state.js';
-import { anyAgentOutputSchema } from './plan-schema.js';
+import { resumedSteps } from './plan-questions.js';
+import type { ExecutionPlan } from './plan-state.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
 import { planRound, type PlannerDependencies, type PlanningOutcome } from './planner.js';
-import { routeByPatterns, routingHintsSection, type RoutingHint } from './pre-router.js';
+import { routeByPatterns, routingHintsSection, withSubjectHint } from './pre-router.js';
 import { resumingRequest } from './prompts/planner-prompt.js';
 import { subjectSection } from './prompts/user-sections.js';
-import type { ExecutionOutcome as Outcome } from './executor.js';
-import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
@@ -91,7 +84,6 @@ export interface OrchestratorResult {
 
 const PLANNER_MAX_ITERATIONS = 4;
 const AGENT_MAX_ITERATIONS = 6;
-const COMPOSE_TIMEOUT_MS = 15_000;
 
 /**
  * Answers one turn (DESIGN.md "The orchestrator"): route and plan in one call — plain
@@ -154,7 +146,7 @@ export async function orchestrate(
     promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
   };
   try {
-    const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context);
+    const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context.subject);
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
     const planner = hints.length === 0 && !context.resume && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
     logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
@@ -218,7 +210,7 @@ export async function orchestrate(
       replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
       totals,
     });
-    return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result);
+    return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result });
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
@@ -237,164 +229,6 @@ export async function orchestrate(
     await progress.stop();
     await store.flush();
   }
-}
-
-/** Turns an execution outcome into the reply, composing only when needed. */
-async function finish(
-  outcome: ExecutionOutcome,
-  context: OrchestratorContext,
-  language: string,
-  deps: OrchestratorDependencies,
-  store: PlanStore,
-  meter: CountingModel,
-  replyModel: ModelClient,
-  shutdown: AbortSignal | undefined,
-  logger: Logger,
-  result: (
-    reply: string,
-    status: OrchestratorResult['status'],
-    path: OrchestratorResult['path'],
-    failure?: OrchestratorResult['failure'],
-    questions?: QuestionAsk[],
-  ) => OrchestratorResult,
-): Promise<OrchestratorResult> {
-  const { plan } = outcome;
-  const totals = { modelCalls: meter.calls, usage: meter.usage };
-  const texts = readerLanguage(context.user.language, context.message.text);
-  if (outcome.question) return askUser(outcome, outcome.question, context, language, deps, store, meter, replyModel, shutdown, logger, result);
-  let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
-  if (reply === undefined && !shutdown?.aborted) {
-    // Composing gets its own short budget, so a timed-out plan still explains itself.
-    const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
-    reply = await composeReply(context, plan, language, { model: replyModel, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
-      (error: unknown) => {
-        logger.warn({ error: describeError(error) }, 'composing failed; using a fallback reply');
-        return undefined;
-      },
-    );
-  }
-  reply ??= fallbackFor(plan, context);
-  // A page's link must reach the user even if the model's wording lost it.
-  reply = withToolLinks(reply, plan);
-  // Held actions are asked about in Herald's own words, whatever the model wrote.
-  const confirmation = heldActions(plan);
-  if (confirmation) reply = `${reply}\n\n${withAsk(confirmation.question, say(texts, 'confirmAsk'))}`;
-  const questions: QuestionAsk[] = confirmation ? [{ kind: 'confirmation', question: confirmation.question, payload: { actions: confirmation.actions } }] : [];
-  const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
-  // A plan that recovered by replanning succeeded: judge by the final version's steps.
-  const finalSteps = plan.steps.filter((step) => step.version === plan.version);
-  const succeeded = status === 'completed' && finalSteps.every((step) => step.status === 'completed');
-  logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, {
-    ...usageFields(meter),
-    durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
-  });
-  await store.planFinished(plan.id, status, { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
-  if (succeeded) return result(reply, 'succeeded', 'plan', undefined, questions);
-  const blame = status === 'timed_out' ? 'timeout' : plan.steps.some((step) => step.result?.errorKind === 'budget') ? 'budget' : 'partial';
-  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` }, questions);
-}
-
-/**
- * A step needs the user (DESIGN.md step 5 meets seed 003's HITL): the reply first says what
- * earlier steps changed (one composer call, only when they changed something), keeps their
- * links and asks their held actions' YES, then asks: Herald's own numbered "Which one?"
- * when a lookup found several candidates, else the step's question, kept with the plan so
- * the answer resumes it (earlier steps are not run again).
- */
-async function askUser(
-  outcome: Outcome,
-  question: string,
-  context: OrchestratorContext,
-  language: string,
-  deps: OrchestratorDependencies,
-  store: PlanStore,
-  meter: CountingModel,
-  replyModel: ModelClient,
-  shutdown: AbortSignal | undefined,
-  logger: Logger,
-  result: (reply: string, status: OrchestratorResult['status'], path: OrchestratorResult['path'], failure?: OrchestratorResult['failure'], questions?: QuestionAsk[]) => OrchestratorResult,
-): Promise<OrchestratorResult> {
-  const { plan } = outcome;
-  const texts = readerLanguage(context.user.language, context.message.text);
-  const asking = askingStep(plan);
-  const earlier = plan.steps.filter((step) => step !== asking && step.status === 'completed' && step.version === plan.version);
-  const changed = earlier.some((step) => (step.result?.output?.created?.length ?? 0) + (step.result?.output?.updated?.length ?? 0) + (step.result?.output?.deleted?.length ?? 0) > 0 || step.result?.toolCalls.some((call) => call.mutates && !call.isError));
-  let report: string | undefined;
-  if (changed && !shutdown?.aborted) {
-    const done: ExecutionPlan = { ...plan, steps: earlier };
-    const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
-    report = await composeReply(context, done, language, { model: replyModel, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, 'A question for the user follows this text: say only what was done, in one short sentence, and ask nothing.').catch((error: unknown) => {
-      logger.warn({ error: describeError(error) }, 'composing what was done failed; the question goes alone');
-      return undefined;
-    });
-  }
-  const asked = asking ? planQuestion(plan, asking, question, context.resume?.request ?? context.message.text, texts, language) : { kind: 'clarification' as const, question, payload: planSnapshotFallback(plan, context, language) };
-  const confirmation = heldActions(plan);
-  const parts = [report ? withToolLinks(report, plan) : withToolLinks('', plan).trim()].filter((part) => part.length > 0);
-  if (confirmation) parts.push(withAsk(confirmation.question, say(texts, 'confirmAsk')));
-  parts.push(asked.question);
-  const questions: QuestionAsk[] = [...(confirmation ? [{ kind: 'confirmation' as const, question: confirmation.question, payload: { actions: confirmation.actions } }] : []), asked];
-  logPlanEvent(logger, 'plan_needs_clarification', plan, { question: asked.kind });
-  await store.planFinished(plan.id, 'needs_clarification', { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), undefined, plan);
-  return result(parts.join('\n\n'), 'succeeded', 'clarification', undefined, questions);
-}
-
-/** A question with no asking step on record (it cannot normally happen): kept as a clarification of the plan as it is. */
-function planSnapshotFallback(plan: ExecutionPlan, context: OrchestratorContext, language: string) {
-  return { planId: plan.id, goal: plan.goal, analysis: plan.analysis, language, version: plan.version, request: context.resume?.request ?? context.message.text, steps: [] };
-}
-
-/** The steps a resumed plan keeps, rebuilt from what was saved with its question. */
-function resumedSteps(resume: NonNullable<OrchestratorContext['resume']>): PlanStep[] {
-  return resume.steps.map((step) => {
-    const output = step.output === undefined ? undefined : anyAgentOutputSchema.safeParse(step.output);
-    // The step that asked did not finish its task: the planner plans it again, with the answer.
-    const finished = step.status === 'completed' && output?.success === true && !output.data.needsClarification;
-    return {
-      id: step.id,
-      agent: step.agent,
-      task: step.task,
-      dependsOn: step.dependsOn,
-      status: finished ? 'completed' : 'skipped',
-      retryCount: 0,
-      version: step.version,
-      ...(finished && output?.success
-        ? { result: { success: true, output: output.data, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, modelCalls: 0, durationMs: 0 } }
-        : {}),
-    };
-  });
-}
-
-/** A reply to a reminder is most likely about it: point the planner at the scheduler, and use the full planner. */
-function withSubjectHint(hints: RoutingHint[], context: OrchestratorContext): RoutingHint[] {
-  if (context.subject?.kind !== 'reminder' || hints.some((hint) => hint.agent === 'scheduler-agent')) return hints;
-  return [{ agent: 'scheduler-agent', score: 1, matched: ['(a reply to a reminder)'] }, ...hints];
-}
-
-/**
- * A reply without the model (the composer failed): what finished steps said for
- * themselves; for a completed plan a plain "done" (an apology would invite the user to
- * repeat what already happened); otherwise an apology.
- */
-function fallbackFor(plan: ExecutionPlan, context: OrchestratorContext): string {
-  const replies = plan.steps.flatMap((step) => (step.status === 'completed' && step.result?.output?.reply ? [step.result.output.reply] : []));
-  if (plan.status === 'completed') return replies.length > 0 ? replies.join('\n') : fallbackReply('done', context.user.language, context.message.text);
-  const stoppedByBudget = plan.steps.some((step) => step.result?.errorKind === 'budget');
-  const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : stoppedByBudget ? 'budget' : 'apology', context.user.language, context.message.text);
-  return replies.length > 0 ? `${replies.join('\n')}\n${apology}` : apology;
-}
-
-/** A turn's model usage for its plan-end event: totals, and per model the tokens and the cost. */
-function usageFields(meter: CountingModel): Record<string, unknown> {
-  return {
-    modelCalls: meter.calls,
-    inputTokens: meter.usage.inputTokens,
-    outputTokens: meter.usage.outputTokens,
-    cacheReadTokens: meter.usage.cacheReadTokens,
-    cacheWriteTokens: meter.usage.cacheWriteTokens,
-    costUsd: roundUsd(meter.costUsd),
-    models: meter.byModel().map((line) => ({ ...line, costUsd: roundUsd(line.costUsd) })),
-  };
 }
 
 /** Sends one "on it" message if the plan is still running after `progressAfterMs`. */

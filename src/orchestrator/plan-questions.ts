@@ -1,7 +1,8 @@
 import type { ChoiceRequest } from '../tools/tool.js';
 import type { ClarificationPayload, QuestionAsk } from '../questions/pending-question.js';
 import { say, type TextLanguage } from '../texts/texts.js';
-import type { AgentOutput } from './plan-schema.js';
+import type { ResumedPlan } from '../context/orchestrator-context.js';
+import { anyAgentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { ExecutionPlan, PlanStep } from './plan-state.js';
 
 /** The step that asked the user something (it ended with needsClarification), if any. */
@@ -73,4 +74,25 @@ function keptOutput(output: AgentOutput): AgentOutput {
   const { data, ...rest } = output;
   const json = data === undefined ? '' : JSON.stringify(data);
   return json.length > 0 && json.length <= 2000 ? { ...rest, data } : rest;
+}
+
+/** The steps a resumed plan keeps, rebuilt from what was saved with its question. */
+export function resumedSteps(resume: ResumedPlan): PlanStep[] {
+  return resume.steps.map((step) => {
+    const output = step.output === undefined ? undefined : anyAgentOutputSchema.safeParse(step.output);
+    // The step that asked did not finish its task: the planner plans it again, with the answer.
+    const finished = step.status === 'completed' && output?.success === true && !output.data.needsClarification;
+    return {
+      id: step.id,
+      agent: step.agent,
+      task: step.task,
+      dependsOn: step.dependsOn,
+      status: finished ? 'completed' : 'skipped',
+      retryCount: 0,
+      version: step.version,
+      ...(finished && output?.success
+        ? { result: { success: true, output: output.data, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, modelCalls: 0, durationMs: 0 } }
+        : {}),
+    };
+  });
 }

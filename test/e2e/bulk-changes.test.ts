@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import { HeraldHarness } from '../helpers/herald-harness.js';
+import type { HeraldHarness } from '../helpers/herald-harness.js';
+import { textingUser } from '../helpers/texting-user.js';
 import { CheckedScript, lastToolResults } from '../helpers/model-script.js';
-import { createUser } from '../reminders/support.js';
 
 /**
  * Bulk changes, one question (issue 19, item 7), through the webhook on the built-in
@@ -17,32 +17,13 @@ const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
 
 describe('bulk changes', () => {
-  let harness: HeraldHarness;
   const clock = new ManualClock('2030-03-04T13:00:00Z'); // Monday 08:00 in New York
+  const user = textingUser({ clock, startAt: '2030-03-04T13:00:00Z', firstPhone: 4800, timezone: ZONE });
   const script = new CheckedScript();
-  let counter = 0;
-  let phone: string;
+  let harness: HeraldHarness;
   let userId: string;
-
-  beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock });
-  });
-  beforeEach(async () => {
-    harness.anthropic.reset();
-    harness.twilio.reset();
-    counter += 1;
-    phone = `+1415555${String(4800 + counter)}`;
-    userId = (await createUser(harness, phone, { timezone: ZONE })).id;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
-
-  async function send(body: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
-    return (await harness.repliesTo(phone, before + 1))[before]!.body ?? '';
-  }
+  beforeEach(() => ({ harness, userId } = user));
+  const send = (body: string) => user.send(body);
   const plan = (agent: string, task: string) => ({ toolCalls: [{ name: 'create_plan', input: { analysis: 'Bulk', goal: task, steps: [{ id: 'step_1', agent, task }] } }] });
   const calendar = async () => (await harness.herald.calendar.calendars.calendarOf(userId)).provider;
   const titles = async () => (await (await calendar()).listEvents({ from: new Date('2030-03-01T00:00:00Z'), to: new Date('2030-03-20T00:00:00Z') }, ZONE)).map((event) => event.title).sort();

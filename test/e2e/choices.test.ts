@@ -4,6 +4,7 @@ import { formatLocal } from '../../src/reminders/reminder-schedule.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness, messageSid } from '../helpers/herald-harness.js';
+import { textingUser } from '../helpers/texting-user.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -17,24 +18,16 @@ import { createUser } from '../reminders/support.js';
 const ZONE = 'America/New_York';
 
 describe('which one?', () => {
-  let harness: HeraldHarness;
   const clock = new ManualClock('2030-03-04T13:00:00Z');
-  let counter = 0;
+  const user = textingUser({ clock, startAt: '2030-03-04T13:00:00Z', firstPhone: 4300, timezone: ZONE });
+  let harness: HeraldHarness;
   let phone: string;
   let userId: string;
   let mom: string;
   let dad: string;
 
-  beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock });
-  });
   beforeEach(async () => {
-    harness.anthropic.reset();
-    harness.twilio.reset();
-    clock.set('2030-03-04T13:00:00Z');
-    counter += 1;
-    phone = `+1415555${String(4300 + counter)}`;
-    userId = (await createUser(harness, phone, { timezone: ZONE })).id;
+    ({ harness, phone, userId } = user);
     const thursday = DateTime.fromISO('2030-03-07T10:00', { zone: ZONE });
     for (const [text, at] of [
       ['Call mom', thursday],
@@ -46,19 +39,12 @@ describe('which one?', () => {
     mom = `Call mom, ${formatLocal(thursday.toJSDate(), ZONE)}`;
     dad = `Call dad, ${formatLocal(thursday.plus({ minutes: 5 }).toJSDate(), ZONE)}`;
   });
-  afterAll(async () => {
-    await harness.close();
-  });
 
   const prisma = () => harness.database.prisma;
   const statuses = async () => Object.fromEntries((await prisma().reminder.findMany({ where: { userId } })).map((reminder) => [reminder.text, reminder.status]));
   const question = () => `Which one?\n1) ${mom}\n2) ${dad}\nReply with its number, or NO to leave it.`;
 
-  async function send(body: string, from = phone): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === from).length;
-    expect((await harness.inbound({ from, body })).statusCode).toBe(200);
-    return (await harness.repliesTo(from, before + 1))[before]!.body ?? '';
-  }
+  const send = (body: string, from = phone) => user.send(body, { from });
 
   /** The model as it acts on "cancel the call reminder": plan, one lookup that finds two, a clarifying report. */
   function ambiguousCancel(match = 'call'): ScriptedAnthropicResponse[] {

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import { HeraldHarness } from '../helpers/herald-harness.js';
+import type { HeraldHarness } from '../helpers/herald-harness.js';
+import { textingUser } from '../helpers/texting-user.js';
 import { CheckedScript } from '../helpers/model-script.js';
-import { createUser } from '../reminders/support.js';
 
 /**
  * Questions a plan asks (issue 19, items 4 and 5), through the webhook: when a later step
@@ -16,33 +16,13 @@ import { createUser } from '../reminders/support.js';
 const ZONE = 'America/New_York';
 
 describe('a question a plan asks', () => {
-  let harness: HeraldHarness;
   const clock = new ManualClock('2030-03-04T13:00:00Z');
+  const user = textingUser({ clock, startAt: '2030-03-04T13:00:00Z', firstPhone: 4600, timezone: ZONE });
   const script = new CheckedScript();
-  let counter = 0;
-  let phone: string;
+  let harness: HeraldHarness;
   let userId: string;
-
-  beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock });
-  });
-  beforeEach(async () => {
-    harness.anthropic.reset();
-    harness.twilio.reset();
-    clock.set('2030-03-04T13:00:00Z');
-    counter += 1;
-    phone = `+1415555${String(4600 + counter)}`;
-    userId = (await createUser(harness, phone, { timezone: ZONE })).id;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
-
-  async function send(body: string): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === phone).length;
-    expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
-    return (await harness.repliesTo(phone, before + 1))[before]!.body ?? '';
-  }
+  beforeEach(() => ({ harness, userId } = user));
+  const send = (body: string) => user.send(body);
 
   const five = () => DateTime.fromJSDate(clock.now(), { zone: ZONE }).set({ hour: 17, minute: 0 }).toFormat("yyyy-MM-dd'T'HH:mm");
   const question = 'Which list should the milk go on?';

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
-import { HeraldHarness } from '../helpers/herald-harness.js';
-import { createUser } from '../reminders/support.js';
+import type { HeraldHarness } from '../helpers/herald-harness.js';
+import { textingUser } from '../helpers/texting-user.js';
 
 /**
  * Opt-out words by channel (issue 19, item 6), through the webhook. SMS keeps the carrier
@@ -11,25 +11,14 @@ import { createUser } from '../reminders/support.js';
  * END and QUIT are ordinary words.
  */
 describe('opt-out words by channel', () => {
-  let harness: HeraldHarness;
   const clock = new ManualClock('2030-03-04T13:00:00Z');
-  let counter = 0;
+  const user = textingUser({ clock, startAt: '2030-03-04T13:00:00Z', firstPhone: 4700 });
+  let harness: HeraldHarness;
   let phone: string;
   let userId: string;
-
-  beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock });
-  });
   beforeEach(async () => {
-    harness.anthropic.reset();
-    harness.twilio.reset();
-    counter += 1;
-    phone = `+1415555${String(4700 + counter)}`;
-    userId = (await createUser(harness, phone)).id;
+    ({ harness, phone, userId } = user);
     await harness.herald.lists.addItems(userId, 'packing', ['passport', 'charger']);
-  });
-  afterAll(async () => {
-    await harness.close();
   });
 
   const deletePacking: ScriptedAnthropicResponse[] = [
@@ -37,12 +26,8 @@ describe('opt-out words by channel', () => {
     { toolCalls: [{ name: 'delete_list', input: { name: 'packing' } }, { name: 'complete_step', input: { summary: 'Awaits the YES', reply: 'Your packing list will go once you confirm.' } }] },
   ];
 
-  async function send(from: string, body: string): Promise<string | undefined> {
-    const before = harness.twilio.messages.filter((message) => message.to === from).length;
-    expect((await harness.inbound({ from, body })).statusCode).toBe(200);
-    return (await harness.repliesTo(from, before + 1))[before]!.body ?? undefined;
-  }
-  const user = () => harness.database.prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  const send = (from: string, body: string) => user.send(body, { from });
+  const stored = () => harness.database.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   const questions = () => harness.database.prisma.pendingQuestion.findMany({ where: { userId } });
   const listNames = async () => (await harness.database.prisma.list.findMany({ where: { userId } })).map((list) => list.name);
 
@@ -53,7 +38,7 @@ describe('opt-out words by channel', () => {
     expect(asked).toBe('Your packing list will go once you confirm.\n\nDelete the "packing" list and its 2 items? Reply YES or NO.');
     expect(asked).not.toMatch(/CANCEL|STOP/);
     expect(await send(whatsapp, 'cancel')).toBe("OK, I won't do that.");
-    expect(await user()).toMatchObject({ optedOut: false });
+    expect(await stored()).toMatchObject({ optedOut: false });
     expect(await questions()).toMatchObject([{ status: 'cancelled' }]);
     expect(await listNames()).toEqual(['packing']);
     expect(harness.anthropic.requests).toHaveLength(2);
@@ -62,14 +47,14 @@ describe('opt-out words by channel', () => {
   it.each(['END', 'quit'])('WhatsApp: "%s" is an ordinary message for the model', async (word) => {
     harness.anthropic.enqueue({ text: 'Anything else I can do?' });
     expect(await send(`whatsapp:${phone}`, word)).toBe('Anything else I can do?');
-    expect(await user()).toMatchObject({ optedOut: false });
+    expect(await stored()).toMatchObject({ optedOut: false });
     expect(harness.anthropic.requests).toHaveLength(1);
   });
 
   it.each(['STOP', 'unsubscribe', 'הסר'])('WhatsApp: "%s" opts out, with no model call', async (word) => {
     const reply = await send(`whatsapp:${phone}`, word);
     expect(reply).toMatch(/^(You're unsubscribed|הוסרתם מהרשימה)/);
-    expect(await user()).toMatchObject({ optedOut: true });
+    expect(await stored()).toMatchObject({ optedOut: true });
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 
@@ -77,7 +62,7 @@ describe('opt-out words by channel', () => {
     harness.anthropic.enqueue(...deletePacking);
     await send(phone, 'delete my packing list');
     expect(await send(phone, 'CANCEL')).toMatch(/^You're unsubscribed/);
-    expect(await user()).toMatchObject({ optedOut: true });
+    expect(await stored()).toMatchObject({ optedOut: true });
     expect(await questions()).toMatchObject([{ status: 'cancelled' }]);
     // A YES after START finds nothing to confirm.
     expect(await send(phone, 'START')).toMatch(/^Welcome back/);

@@ -1,9 +1,10 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import { HeraldHarness, HERALD_WHATSAPP_NUMBER } from '../helpers/herald-harness.js';
+import { HERALD_WHATSAPP_NUMBER, type HeraldHarness } from '../helpers/herald-harness.js';
+import { textingUser } from '../helpers/texting-user.js';
 import { CheckedScript } from '../helpers/model-script.js';
-import { createUser, occurrenceJobs } from '../reminders/support.js';
+import { occurrenceJobs } from '../reminders/support.js';
 
 /**
  * Replying to a reminder (issue 19, items 1 and 2), through the webhook, on real Postgres:
@@ -18,27 +19,13 @@ const ZONE = 'America/New_York';
 const MINUTE = 60_000;
 
 describe('replying to a reminder', () => {
-  let harness: HeraldHarness;
   const clock = new ManualClock('2030-03-04T13:00:00Z');
+  const user = textingUser({ clock, startAt: '2030-03-04T13:00:00Z', firstPhone: 4100, timezone: ZONE });
   const script = new CheckedScript();
-  let counter = 0;
+  let harness: HeraldHarness;
   let phone: string;
   let userId: string;
-
-  beforeAll(async () => {
-    harness = await HeraldHarness.start({ clock });
-  });
-  beforeEach(async () => {
-    harness.anthropic.reset();
-    harness.twilio.reset();
-    clock.set('2030-03-04T13:00:00Z');
-    counter += 1;
-    phone = `+1415555${String(4100 + counter)}`;
-    userId = (await createUser(harness, phone, { timezone: ZONE })).id;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
+  beforeEach(() => ({ harness, phone, userId } = user));
 
   const prisma = () => harness.database.prisma;
   const local = (minutesFromNow: number) => DateTime.fromJSDate(clock.now(), { zone: ZONE }).plus({ minutes: minutesFromNow }).toFormat("yyyy-MM-dd'T'HH:mm");
@@ -58,12 +45,7 @@ describe('replying to a reminder', () => {
     return (await harness.repliesTo(harness.twilio.messages.find((message) => message.to.endsWith(phone))?.to ?? phone, before + 1))[before]!;
   }
 
-  async function send(body: string, extra: Record<string, string> = {}, from = phone): Promise<string> {
-    const before = harness.twilio.messages.filter((message) => message.to === from).length;
-    expect((await harness.inbound({ from, body, extra })).statusCode).toBe(200);
-    const replies = await harness.repliesTo(from, before + 1);
-    return replies[before]!.body ?? '';
-  }
+  const send = (body: string, extra: Record<string, string> = {}, from = phone) => user.send(body, { from, extra });
 
   const conversation = () => prisma().message.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const snoozes = (reminderId: string) => prisma().reminder.findMany({ where: { snoozedFromId: reminderId }, orderBy: { createdAt: 'asc' } });
