@@ -64,6 +64,29 @@ describe('bulk changes', () => {
     expect(harness.anthropic.requests).toHaveLength(3);
   });
 
+  it('"push everything on Monday an hour later": one question, YES moves each of them by the hour', async () => {
+    const monday = DateTime.fromISO('2030-03-04T09:00', { zone: ZONE });
+    const provider = await calendar();
+    for (const [title, hours] of [['Standup', 0], ['Review', 3], ['Gym', 8]] as const) {
+      const start = monday.plus({ hours });
+      await provider.createEvent({ title, allDay: false, start: start.toFormat(LOCAL), end: start.plus({ minutes: 45 }).toFormat(LOCAL), timezone: ZONE });
+    }
+    harness.anthropic.enqueue(plan('calendar-agent', 'Move every event on 2030-03-04 (Monday) one hour later'), {
+      toolCalls: [
+        { name: 'change_calendar_events', input: { action: 'move', from: '2030-03-04', shiftMinutes: 60 } },
+        { name: 'complete_step', input: { summary: 'Awaiting the YES', reply: 'Say yes and I will move them.' } },
+      ],
+    });
+    expect(await send('push everything on monday an hour later')).toMatch(/^Say yes and I will move them\.\n\nMove 3 events \(Mon 4 Mar\) by \+1 hour\?\n- Standup, .+\n- Review, .+\n- Gym, .+\nReply YES or NO\.$/);
+    expect(await send('yes')).toBe('Moved 3 events.');
+    const events = await provider.listEvents({ from: new Date('2030-03-04T00:00:00Z'), to: new Date('2030-03-06T00:00:00Z') }, ZONE);
+    expect(events.map((event) => [event.title, event.start])).toEqual([
+      ['Standup', '2030-03-04T10:00'],
+      ['Review', '2030-03-04T13:00'],
+      ['Gym', '2030-03-04T18:00'],
+    ]);
+  });
+
   it('"cancel all my gym reminders": one YES for all of them; the reply says how many', async () => {
     const at = (hours: number) => DateTime.fromJSDate(clock.now(), { zone: ZONE }).plus({ hours }).toFormat(LOCAL);
     for (const [text, hours] of [['Gym: legs', 2], ['Gym: arms', 26], ['Gym class', 50], ['Call mom', 3]] as const) {

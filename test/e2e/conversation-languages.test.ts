@@ -104,3 +104,24 @@ describe('a conversation in any language', () => {
     expect(await harness.database.prisma.pendingQuestion.count({ where: { userId } })).toBe(0);
   });
 });
+
+describe('a text Herald sends on its own', () => {
+  let harness: HeraldHarness;
+  const owner = '+14155554990';
+  const invitee = '+14155554991';
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start({ env: { ACCESS_MODE: 'invite', OWNER_PHONES: owner } });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("an owner's invite welcome is a message of the invitee's conversation", async () => {
+    expect((await harness.inbound({ from: owner, body: 'INVITE +14155554991 Hi Dana, meet Herald!' })).statusCode).toBe(200);
+    const [welcome] = await harness.repliesTo(invitee, 1);
+    expect(welcome!.body).toMatch(/^Hi Dana, meet Herald!/);
+    const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: invitee } });
+    expect(await harness.database.prisma.message.findMany({ where: { userId: user.id } })).toMatchObject([{ role: 'assistant', kind: 'notice', content: welcome!.body }]);
+  });
+});
