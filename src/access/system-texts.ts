@@ -9,10 +9,9 @@ import type { TurnScheduler } from '../turns/turn-scheduler.js';
 /**
  * Texts Herald sends on its own, outside the recipient's turn: an invitee's welcome, the
  * owners' budget alert. Staged in the outbox with a turn job for the recipient in one
- * transaction (and stored as a message of their conversation), so their worker delivers it
- * in order with everything else they get. A
- * number that never wrote becomes a user (as their first text would make them); an
- * opted-out one gets nothing.
+ * transaction, and stored as a message of their conversation, so their worker delivers it
+ * in order with everything else they get. A number that never wrote becomes a user (as
+ * their first text would make them); an opted-out one gets nothing.
  */
 export class SystemTexts {
   constructor(

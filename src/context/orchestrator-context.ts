@@ -31,7 +31,7 @@ export const userContextSchema = z.object({
 /** What the user's message is about, when Herald can tell (src/conversation/conversation-subject.ts). */
 export const subjectSchema = z.discriminatedUnion('kind', [
   /** A reminder Herald delivered: "move it to 6" means this one. */
-  z.object({ kind: z.literal('reminder'), reminderId: z.string(), text: z.string(), message: z.string(), sentAt: z.date(), quoted: z.boolean() }),
+  z.object({ kind: z.literal('reminder'), reminderId: z.string(), dueAt: z.date().nullable(), text: z.string(), message: z.string(), sentAt: z.date(), quoted: z.boolean() }),
   /** One of Herald's messages the user quoted (WhatsApp). */
   z.object({ kind: z.literal('message'), message: z.string(), sentAt: z.date(), quoted: z.literal(true) }),
 ]);

@@ -2,12 +2,9 @@ import type { Message } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 
-/** What the user's message is about, when Herald can tell without a model. */
-export type ConversationSubject =
-  /** A reminder Herald delivered: quoted by the reply (any age), or delivered within the reply window. */
-  | { kind: 'reminder'; reminderId: string; dueAt: Date | null; text: string; message: string; sentAt: Date; quoted: boolean }
-  /** Another of Herald's messages, quoted by the reply (WhatsApp). */
-  | { kind: 'message'; message: string; sentAt: Date; quoted: true };
+import type { ConversationSubject } from '../context/orchestrator-context.js';
+
+export type { ConversationSubject } from '../context/orchestrator-context.js';
 
 /**
  * Ties a reply to what it answers. On WhatsApp a reply that quotes one of Herald's messages

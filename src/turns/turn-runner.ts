@@ -194,7 +194,7 @@ export class TurnRunner {
         }),
         this.deps.subjects?.of(user.id, turn.latest),
       ]);
-      if (subject) context.subject = subjectForContext(subject);
+      if (subject) context.subject = subject;
       const onProgress = (text: string) => this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
@@ -289,13 +289,6 @@ export class TurnRunner {
     });
     await this.deps.outbox.flushGroup(staged.groupId);
   }
-}
-
-/** The subject as the orchestrator's context carries it. */
-function subjectForContext(subject: NonNullable<Awaited<ReturnType<ConversationSubjects['of']>>>): NonNullable<OrchestratorContext['subject']> {
-  return subject.kind === 'reminder'
-    ? { kind: 'reminder', reminderId: subject.reminderId, text: subject.text, message: subject.message, sentAt: subject.sentAt, quoted: subject.quoted }
-    : { kind: 'message', message: subject.message, sentAt: subject.sentAt, quoted: true };
 }
 
 /** Why an aborted turn stopped: the worker's reason (shutdown, a lost lease) when it gave one. */
