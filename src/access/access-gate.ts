@@ -77,7 +77,7 @@ export class AccessGate {
     }
     const code = joinCode(body);
     // A JOIN from someone already in is not conversation (nor a code for the model to see).
-    if (granted) return code === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerRepliesFor(body).alreadyIn };
+    if (granted) return code === undefined ? { kind: 'serve' } : { kind: 'refuse', reason: 'joined', reply: strangerReplies.alreadyIn };
     if (code !== undefined) return this.join(phone, code);
     // STOP and the other opt-out words are answered by Twilio itself; a notice after them would be refused (21610) and rude.
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'stranger' };

@@ -27,12 +27,18 @@ export function loadLanguageDetector(): Promise<void> {
 
 /**
  * The ISO 639-1 code of the language `text` is written in, or undefined when it cannot be
- * told reliably (too short, no letters, mixed). Text in Latin script needs at least three
- * words: "snooze 45 minutes" or "ok merci" say too little (n-grams read "minutes" as French).
- * Hebrew, Arabic and Cyrillic script tell their language from a single word.
+ * told reliably (too short, no letters, mixed; words with digits and words in capitals are
+ * left out). Text in Latin script needs at least three words: "snooze 45 minutes" or "ok
+ * merci" say too little (n-grams read "minutes" as French). Hebrew, Arabic and Cyrillic
+ * script tell their language from a single word.
  */
 export function detectLanguage(text: string): string | undefined {
-  const letters = text.replace(/https?:\/\/\S+/g, ' ').replace(/[^\p{L}\s'’-]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  // Links, codes and shouted command words ("JOIN K7MQ2X") say nothing of a language.
+  const words = text
+    .replace(/https?:\/\/\S+/g, ' ')
+    .split(/\s+/)
+    .filter((word) => !/\d/.test(word) && !(word.length > 1 && word === word.toUpperCase() && word !== word.toLowerCase()));
+  const letters = words.join(' ').replace(/[^\p{L}\s'’-]+/gu, ' ').replace(/\s+/g, ' ').trim();
   if (letters.length < 2) return undefined;
   const latin = !/[\u0590-\u05FF\u0600-\u06FF\u0400-\u04FF]/.test(letters);
   if (latin && letters.split(' ').length < 3) return undefined;

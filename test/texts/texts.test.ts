@@ -62,8 +62,8 @@ describe('which language the reader gets', () => {
     expect(readerLanguage('en', text)).toBe(language);
   });
 
-  it('words that say nothing of a language ("2", "ok", "snooze 45 minutes") get the stored language, else English', () => {
-    for (const text of ['2', 'ok', 'snooze 45 minutes', '👍', '']) {
+  it('words that say nothing of a language ("2", "ok", "snooze 45 minutes", a code in capitals) get the stored language, else English', () => {
+    for (const text of ['2', 'ok', 'snooze 45 minutes', '👍', '', 'JOIN K7MQ2XAB', 'JOIN KMNPQRST please', 'OK THANKS SO MUCH']) {
       expect(readerLanguage('es', text)).toBe('es');
       expect(readerLanguage(null, text)).toBe('en');
     }
