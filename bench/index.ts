@@ -21,6 +21,7 @@ import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
 import { calendarBenchmark } from './calendar.js';
+import { conversationBenchmark } from './conversation.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
 import { pagesBenchmark } from './pages.js';
@@ -39,6 +40,7 @@ const benchmarks: Benchmark[] = [
   gmailBenchmark,
   recoveryBenchmark,
   accessBenchmark,
+  conversationBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

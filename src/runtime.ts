@@ -9,7 +9,17 @@ import { AnthropicModel } from './model/anthropic-model.js';
 import type { ModelClient } from './model/model-client.js';
 import { UnconfiguredModel } from './model/unconfigured-model.js';
 import { FallbackModel } from './model/fallback-model.js';
-import { ConfirmationService } from './confirmations/confirmation-service.js';
+import { ActionRunner } from './confirmations/action-runner.js';
+import { ConversationSubjects } from './conversation/conversation-subject.js';
+import { PendingQuestions } from './questions/pending-questions.js';
+import { loadLanguageDetector } from './texts/text-language.js';
+import { keywordAnswer } from './turns/answers/keyword-answer.js';
+import { optedOutAnswer } from './turns/answers/opted-out-answer.js';
+import { commandAnswer } from './turns/answers/command-answer.js';
+import { emptyMessageAnswer } from './turns/answers/empty-message-answer.js';
+import { confirmationAnswer } from './turns/answers/confirmation-answer.js';
+import { choiceAnswer } from './turns/answers/choice-answer.js';
+import { reminderReplyAnswer } from './turns/answers/reminder-reply-answer.js';
 import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
@@ -96,6 +106,8 @@ export interface Herald {
   access: AccessService;
   /** MY DATA pages and DELETE MY DATA. */
   eraser: UserEraser;
+  /** The questions Herald is waiting on (confirmations, choices, clarifications). */
+  questions: PendingQuestions;
   /** Local mode only: what the console transport sent, per number (the dev phone listens). */
   outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
@@ -170,7 +182,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   );
   // The one rule for every server a user points Herald at (CalDAV, IMAP, SMTP): src/net.
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
-  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger });
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
@@ -199,17 +211,30 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
   };
-  // A held action names its agent and tool; YES runs that tool with the stored arguments.
-  const confirmations = new ConfirmationService(
-    prisma,
+  // A held action names its agent and tool; YES (or a pick from "Which one?") runs that tool with the stored arguments.
+  const actions = new ActionRunner(
     (agent, tool) =>
       agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool ? dataRights.eraseTool : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
-    config.limits.confirmationTtlMs,
   );
+  const questions = new PendingQuestions(prisma, clock, ids, config.limits.confirmationTtlMs);
+  const subjects = new ConversationSubjects(prisma, clock, config.reminders.replyWindowMs);
+  // Fixed texts follow the language a message is written in; the detector loads once, here.
+  await loadLanguageDetector();
   const runner = new TurnRunner({
-    confirmations,
+    questions,
+    subjects,
+    // The answers that need no model, in order (src/turns/answers); the orchestrator answers the rest.
+    answers: [
+      keywordAnswer({ users, questions }),
+      optedOutAnswer,
+      commandAnswer,
+      emptyMessageAnswer,
+      confirmationAnswer({ questions, runner: actions, clock }),
+      choiceAnswer({ questions, runner: actions }),
+      reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
+    ],
     prisma,
     users,
     outbox,
@@ -302,6 +327,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     email,
     access,
     eraser,
+    questions,
     outboundFeed,
     recovery,
     worker,

@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, sqlTimestamp } from '../shared/sql.js';
 import type { AccessService } from './access-service.js';
-import { strangerReplies } from './access-replies.js';
+import { strangerReplies, strangerRepliesFor } from './access-replies.js';
 import { joinCode } from './invite-code.js';
 import { detectKeyword } from '../channels/keywords.js';
 
@@ -82,7 +82,7 @@ export class AccessGate {
     if (code !== undefined) return this.join(phone, code);
     // STOP and the other opt-out words are answered by Twilio itself; a notice after them would be refused (21610) and rude.
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'stranger' };
-    return this.notice(phone, 'private', 'stranger', strangerReplies.private);
+    return this.notice(phone, 'private', 'stranger', strangerRepliesFor(body).private);
   }
 
   /** Open mode: a new number, unless too many arrived this hour. */
@@ -92,7 +92,7 @@ export class AccessGate {
     if ((rows[0]?.count ?? 0) < this.access.settings.newUsersPerHour) return { kind: 'serve' };
     this.logger?.warn({ limit: this.access.settings.newUsersPerHour }, 'new-user limit reached: a newcomer was turned away');
     if (detectKeyword(body, { optedOut: false }) === 'stop') return { kind: 'refuse', reason: 'busy' };
-    return this.notice(phone, 'busy', 'busy', strangerReplies.busy);
+    return this.notice(phone, 'busy', 'busy', strangerRepliesFor(body).busy);
   }
 
   private async join(phone: string, code: string): Promise<AccessDecision> {

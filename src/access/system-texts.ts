@@ -3,14 +3,15 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
+import { estimateTokens } from '../shared/tokens.js';
 import type { TurnScheduler } from '../turns/turn-scheduler.js';
 
 /**
  * Texts Herald sends on its own, outside the recipient's turn: an invitee's welcome, the
  * owners' budget alert. Staged in the outbox with a turn job for the recipient in one
- * transaction, so their worker delivers it in order with everything else they get. A
- * number that never wrote becomes a user (as their first text would make them); an
- * opted-out one gets nothing.
+ * transaction, and stored as a message of their conversation, so their worker delivers it
+ * in order with everything else they get. A number that never wrote becomes a user (as
+ * their first text would make them); an opted-out one gets nothing.
  */
 export class SystemTexts {
   constructor(
@@ -32,7 +33,11 @@ export class SystemTexts {
         update: {},
       });
       if (user.optedOut) return undefined;
-      await this.outbox.stage(transaction, { userId: user.id, kind: 'system', channel: user.preferredChannel, toAddress: addressFor(phone, user.preferredChannel), text });
+      const staged = await this.outbox.stage(transaction, { userId: user.id, kind: 'system', channel: user.preferredChannel, toAddress: addressFor(phone, user.preferredChannel), text });
+      // Part of the recipient's conversation, like everything Herald sends.
+      await transaction.message.create({
+        data: { userId: user.id, role: 'assistant', kind: 'notice', content: text, channel: user.preferredChannel, tokenCount: estimateTokens(text), outboundGroupId: staged.groupId, createdAt: now },
+      });
       await this.scheduler.schedule(user.id, { transaction });
       return user.id;
     });

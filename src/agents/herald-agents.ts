@@ -1,6 +1,7 @@
 import type { ListService } from '../lists/list-service.js';
 import type { FactService } from '../memory/fact-service.js';
 import type { PageService } from '../pages/page-service.js';
+import { bulkPage } from '../pages/bulk-page.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
 import type { UserService } from '../users/user-service.js';
 import type { AgentDefinition } from './agent-definition.js';
@@ -29,8 +30,8 @@ export interface HeraldAgentServices {
  */
 export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTokens: number): AgentRegistry {
   const agents = [
-    schedulerAgent(services.reminders),
-    listAgent(services.lists),
+    schedulerAgent(services.reminders, bulkPage(services.pages)),
+    listAgent(services.lists, bulkPage(services.pages)),
     memoryAgent(services.facts, services.users),
     uiAgent(services.pages),
     services.calendar.agent,

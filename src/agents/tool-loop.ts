@@ -1,5 +1,5 @@
 import { addUsage, emptyUsage, toolCallsOf, responseText, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock } from '../model/model-client.js';
-import type { ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
+import type { ChoiceRequest, ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
 import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
 import { describeError, HeraldError } from '../shared/errors.js';
 
@@ -15,6 +15,8 @@ export interface ToolCallRecord {
   interrupted?: boolean;
   /** Held for the user's YES instead of run (the tool asked for confirmation). */
   pendingConfirmation?: ConfirmationRequest;
+  /** Several items fit: the candidates Herald numbers in its "Which one?" (the call did nothing). */
+  pendingChoice?: ChoiceRequest;
 }
 
 /**
@@ -202,7 +204,7 @@ async function runOne(
     result = { isError: true, error: message };
   }
   if (result.isError) {
-    return { record: { name, input: parsed.data, isError: true, mutates: tool.mutates, result: result.error }, content: result.error };
+    return { record: { name, input: parsed.data, isError: true, mutates: tool.mutates, result: result.error, ...(result.choice ? { pendingChoice: result.choice } : {}) }, content: result.error };
   }
   return {
     record: { name, input: parsed.data, isError: false, mutates: tool.mutates, result: tool.recordOutput ? tool.recordOutput(result.output) : result.output },

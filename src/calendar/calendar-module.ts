@@ -16,6 +16,8 @@ import { calendarConnectMethods } from './calendar-connect-methods.js';
 import { CalendarFeed } from './calendar-feed.js';
 import { CalendarService } from './calendar-service.js';
 import { EventReminders } from './event-reminders.js';
+import type { PageService } from '../pages/page-service.js';
+import { bulkPage } from '../pages/bulk-page.js';
 
 /**
  * The calendar and the connection machinery it stands on, wired together: the secret box
@@ -23,7 +25,16 @@ import { EventReminders } from './event-reminders.js';
  * calendar service, its feed and calendar-agent. Email (next) adds its connect methods and
  * agent beside these, on the same box, store and links.
  */
-export async function createCalendarModule(deps: { config: Config; prisma: PrismaClient; reminders: ReminderService; outbound: OutboundPolicy; clock: Clock; ids: IdGenerator; logger: Logger }) {
+export async function createCalendarModule(deps: {
+  config: Config;
+  prisma: PrismaClient;
+  reminders: ReminderService;
+  outbound: OutboundPolicy;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  pages?: PageService | undefined;
+}) {
   const { config, prisma, clock, ids, logger, outbound } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(prisma, box, clock);
@@ -34,7 +45,7 @@ export async function createCalendarModule(deps: { config: Config; prisma: Prism
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
   const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
-  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed }) };
+  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed, page: deps.pages ? bulkPage(deps.pages) : undefined }) };
 }
 
 /** The wired calendar module. */

@@ -11,8 +11,11 @@ export interface EventTarget {
   range?: TimeRange | undefined;
 }
 
-/** The one event a target names, or why not (worded for the model: nothing was changed). */
-export type LookupResult = { ok: true; event: CalendarEvent } | { ok: false; error: string };
+/**
+ * The one event a target names, or why not (worded for the model: nothing was changed):
+ * several `candidates` (Herald asks which, numbered), or `gone` (the id names no event any more).
+ */
+export type LookupResult = { ok: true; event: CalendarEvent } | { ok: false; error: string; candidates?: CalendarEvent[]; gone?: boolean };
 
 const IGNORED = new Set(['the', 'my', 'a', 'an', 'event', 'events', 'on', 'at', 'in', 'with', 'calendar', 'appointment']);
 
@@ -24,7 +27,7 @@ const IGNORED = new Set(['the', 'my', 'a', 'an', 'event', 'events', 'on', 'at', 
 export async function findEvent(provider: CalendarProvider, target: EventTarget, zone: string, now: Date): Promise<LookupResult> {
   if (target.eventId) {
     const event = await provider.getEvent(target.eventId, zone);
-    return event ? { ok: true, event } : { ok: false, error: `No event has id "${target.eventId}" in ${provider.label} (it may have been deleted). Nothing was changed.` };
+    return event ? { ok: true, event } : { ok: false, gone: true, error: `No event has id "${target.eventId}" in ${provider.label} (it may have been deleted). Nothing was changed.` };
   }
   const words = normalizeText(target.match ?? '').split(' ').filter((word) => word.length > 0 && !IGNORED.has(word));
   if (words.length === 0) return { ok: false, error: 'Say which event: give its eventId from get_calendar_events, or words of its title as "match". Nothing was changed.' };
@@ -47,7 +50,11 @@ export async function findEvent(provider: CalendarProvider, target: EventTarget,
   if (candidates.length === 0) {
     return { ok: false, error: `No event matching "${target.match}" was found in ${provider.label} between ${range.from.toISOString().slice(0, 10)} and ${range.to.toISOString().slice(0, 10)}. Nothing was changed.` };
   }
-  return { ok: false, error: `${candidates.length} events match "${target.match}": ${listing(candidates)}. Nothing was changed; ask the user which one they mean, in one short question naming them.` };
+  return {
+    ok: false,
+    candidates: candidates.slice(0, 10),
+    error: `${candidates.length} events match "${target.match}": ${listing(candidates)}. Nothing was changed; Herald asks the user which one (complete with needsClarification).`,
+  };
 }
 
 /** The series an event or occurrence belongs to: the id without its occurrence part (ours "@…", Google's "_…"). */

@@ -24,6 +24,8 @@ export const inboundMessageSchema = z.preprocess(withoutNulCharacters, z.looseOb
   NumMedia: z.coerce.number().int().min(0).max(20).default(0),
   /** WhatsApp display name. */
   ProfileName: z.string().max(256).optional(),
+  /** WhatsApp: the sid of the message this one replies to (quotes), when it quotes one. */
+  OriginalRepliedMessageSid: z.string().regex(/^(SM|MM)[0-9a-zA-Z]{10,64}$/).optional().catch(undefined),
   /** Present when Twilio's Advanced Opt-Out recognised a keyword. */
   OptOutType: z.enum(['STOP', 'START', 'HELP']).optional(),
 }));

@@ -110,6 +110,10 @@ function toConfig(environment: Environment) {
       maxActivePerUser: environment.REMINDER_MAX_ACTIVE_PER_USER,
       concurrency: environment.REMINDER_CONCURRENCY,
       batchSize: environment.REMINDER_BATCH_SIZE,
+      /** How long after a reminder a bare "snooze" or "done" is taken as the answer to it. */
+      replyWindowMs: environment.REMINDER_REPLY_WINDOW_MS,
+      /** A bare "snooze" ("later"): re-delivered after this many minutes. */
+      snoozeMinutes: environment.REMINDER_SNOOZE_MINUTES,
     },
     outbox: {
       /** The most SMS segments one reply may cost (each is billed); longer replies are cut. */

@@ -202,6 +202,8 @@ export const environmentSchema = z
     REMINDER_MAX_ACTIVE_PER_USER: integer(500, 1),
     REMINDER_CONCURRENCY: integer(2, 1),
     REMINDER_BATCH_SIZE: integer(25, 1),
+    REMINDER_REPLY_WINDOW_MS: integer(30 * 60 * 1000, 0),
+    REMINDER_SNOOZE_MINUTES: integer(10, 1),
 
     PAGE_TTL_HOURS: integer(72, 1, 24 * 366),
 

@@ -27,3 +27,8 @@ export interface ConfirmationAsk {
 export function questionFor(actions: PendingAction[]): string {
   return actions.map((action) => action.question.trim()).join(' ');
 }
+
+/** A question and Herald's "Reply YES or NO." after it: on its own line when the question lists things. */
+export function withAsk(question: string, ask: string): string {
+  return question.includes('\n') ? `${question}\n${ask}` : `${question} ${ask}`;
+}

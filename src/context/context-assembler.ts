@@ -2,7 +2,9 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 import type { UserService } from '../users/user-service.js';
 import { loadHistoryWindow, type HistoryWindowConfig } from './history-window.js';
-import type { OrchestratorContext } from './orchestrator-context.js';
+import type { OrchestratorContext, ResumedPlan } from './orchestrator-context.js';
+
+export type { ResumedPlan } from './orchestrator-context.js';
 import { capTurnText } from './message-cap.js';
 
 /** The message (or burst of messages) a turn answers. */
@@ -11,6 +13,8 @@ export interface TurnInput {
   userId: string;
   channel: 'sms' | 'whatsapp';
   messages: Array<{ id: string; content: string; numMedia: number }>;
+  /** The plan whose question these messages answer. */
+  resume?: ResumedPlan | undefined;
 }
 
 /**
@@ -56,6 +60,7 @@ export class ContextAssembler {
         attachments: input.messages.reduce((total, message) => total + message.numMedia, 0),
         ...(capped.cut ? { cut: capped.cut } : {}),
       },
+      ...(input.resume ? { resume: input.resume } : {}),
     };
   }
 

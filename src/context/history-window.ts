@@ -32,8 +32,9 @@ export function applyHistoryWindow(newestFirst: WindowCandidate[], config: Histo
 
 /**
  * Loads the user's conversation window from Postgres: messages of the last
- * `maxAgeHours`, excluding the ones being answered now and inbound messages that were
- * deliberately left unanswered.
+ * `maxAgeHours` (what Herald sent on its own, such as reminders, included), excluding the
+ * ones being answered now, progress notes, and inbound messages that were deliberately
+ * left unanswered.
  */
 export async function loadHistoryWindow(
   prisma: PrismaClient,
@@ -48,6 +49,8 @@ export async function loadHistoryWindow(
       userId,
       createdAt: { gte: since },
       id: { notIn: excludeMessageIds },
+      // Everything Herald sent is in it (reminders, notices), but not "on it" progress notes, which say nothing.
+      kind: { not: 'progress' },
       OR: [{ role: 'assistant' }, { inboundStatus: 'handled' }],
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

@@ -1,4 +1,5 @@
 import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
+import { say } from '../texts/texts.js';
 
 /** What was left of a turn's text after the cap. */
 export interface CappedText {
@@ -27,9 +28,5 @@ export function capTurnText(text: string, maxTokens: number): CappedText {
 
 /** The model-free line added to the reply when the turn's text was cut, in the user's language. */
 export function cutNote(cut: { kept: number; total: number }, language: string | null, messageText = ''): string {
-  const kept = cut.kept.toLocaleString('en-US');
-  const total = cut.total.toLocaleString('en-US');
-  return fallbackLanguage(language, messageText) === 'he'
-    ? `(ההודעה הייתה ארוכה מדי: קראתי רק את ${kept} התווים הראשונים מתוך ${total}. שלחו את השאר בחלקים קטנים יותר.)`
-    : `(Your message was too long: I read only the first ${kept} of its ${total} characters. Please send the rest in smaller pieces.)`;
+  return say(fallbackLanguage(language, messageText), 'cut', { kept: cut.kept.toLocaleString('en-US'), total: cut.total.toLocaleString('en-US') });
 }

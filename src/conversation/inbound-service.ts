@@ -58,8 +58,8 @@ WITH keys AS (
     "updatedAt" = EXCLUDED."updatedAt"
   RETURNING "id"
 ), message AS (
-  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "inboundStatus", "createdAt")
-  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, 'pending'::"InboundStatus", $2::timestamp FROM contact
+  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "inboundStatus", "createdAt")
+  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, 'pending'::"InboundStatus", $2::timestamp FROM contact
   RETURNING "userId"
 )`;
 
@@ -135,6 +135,7 @@ export class InboundService {
       webhook.NumMedia,
       webhook.To,
       webhook.OptOutType ?? null,
+      webhook.OriginalRepliedMessageSid ?? null,
     ];
     try {
       return await this.record(values, messageId, !delivery.deferTurnUntil);

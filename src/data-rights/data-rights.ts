@@ -57,8 +57,7 @@ export class DataRights {
   deleteRequest(user: UserConfig, text = ''): { reply: string; confirmation: ConfirmationAsk } {
     const say = dataReplies(user.language, text);
     const minutes = Math.round(this.confirmationTtlMs / 60_000);
-    const ask = say === dataReplies('he') ? `השיבו כן תוך ${minutes} דקות כדי למחוק.` : `Reply YES within ${minutes} minutes to erase it.`;
-    const question = `${say.confirmErase} ${ask}`;
+    const question = `${say.confirmErase} ${say.confirmEraseAsk(minutes)}`;
     return {
       reply: question,
       confirmation: { question, actions: [{ ...ERASE_ACTION, input: {}, question, done: say.erased }] },

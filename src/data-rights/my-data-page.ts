@@ -28,7 +28,7 @@ export class MyDataPage {
       this.prisma.message.groupBy({ by: ['role'], where: { userId }, _count: { _all: true }, _min: { createdAt: true } }),
       this.prisma.calendarEvent.count({ where: { userId } }),
       this.prisma.calendarSettings.findUnique({ where: { userId }, select: { feedTokenHash: true } }),
-      this.prisma.pendingConfirmation.count({ where: { userId, status: 'pending' } }),
+      this.prisma.pendingQuestion.count({ where: { userId, status: 'pending' } }),
       // The owners' invite list names the number: shown, though it is theirs and outlives an erase.
       this.prisma.accessGrant.findUnique({ where: { phone: user.phone }, select: { createdAt: true, revokedAt: true } }),
     ]);
@@ -57,9 +57,9 @@ export class MyDataPage {
         heading: 'Conversation',
         pairs: [
           { key: 'Your messages stored', value: String(sent) },
-          { key: "Herald's replies stored", value: String(received) },
+          { key: "Herald's messages stored (replies, reminders, notices)", value: String(received) },
           { key: 'Oldest stored message', value: when(first) },
-          { key: 'Questions waiting for your YES', value: String(confirmations) },
+          { key: 'Questions waiting for your answer', value: String(confirmations) },
         ],
       },
       facts.length > 0

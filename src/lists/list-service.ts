@@ -8,8 +8,8 @@ export interface ListView {
   items: Array<{ text: string; checked: boolean }>;
 }
 
-/** An expected failure, worded for the model (often: ask the user). */
-export type ListResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+/** An expected failure, worded for the model (often: ask the user); `lists`: the user's lists, when it is unclear which one is meant. */
+export type ListResult<Value> = { ok: true; value: Value } | { ok: false; error: string; lists?: string[] };
 
 /** What a batch change did, per kind, for the verifier; plus what it could not find. */
 export interface ListChange {
@@ -157,6 +157,29 @@ export class ListService {
     };
   }
 
+  /**
+   * The items of a list a bulk change would touch: every one (`all`), those whose text
+   * contains the words of `match`, or only those already ticked (`checkedOnly`).
+   */
+  async selectItems(userId: string, listName: string | undefined, which: { match?: string | undefined; all?: boolean | undefined; checkedOnly?: boolean | undefined }): Promise<ListResult<{ list: string; items: Array<{ id: string; text: string; checked: boolean }> }>> {
+    const resolved = await this.resolve(userId, listName);
+    if (!resolved.ok) return resolved;
+    const words = which.match ? normalizeItem(which.match).split(' ').filter(Boolean) : [];
+    const items = resolved.value.items.filter((item) => {
+      if (which.checkedOnly && !item.checked) return false;
+      if (words.length > 0) return words.every((word) => ` ${normalizeItem(item.text)} `.includes(word));
+      return which.all === true || which.checkedOnly === true;
+    });
+    return { ok: true, value: { list: resolved.value.name, items: items.map((item) => ({ id: item.id, text: item.text, checked: item.checked })) } };
+  }
+
+  /** Removes, or ticks (`checked`), exactly these items of the user's lists; how many changed. */
+  async changeItemsById(userId: string, itemIds: string[], change: { remove: true } | { checked: boolean }): Promise<number> {
+    const where = { id: { in: itemIds }, list: { userId } };
+    if ('remove' in change) return (await this.prisma.listItem.deleteMany({ where })).count;
+    return (await this.prisma.listItem.updateMany({ where: { ...where, checked: !change.checked }, data: { checked: change.checked, updatedAt: this.clock.now() } })).count;
+  }
+
   /** The id of the user's list with this name (a page binds its checklist to it). */
   async findList(userId: string, name: string): Promise<ListResult<{ id: string; name: string }>> {
     const found = await this.findByName(userId, name);
@@ -201,7 +224,7 @@ export class ListService {
     if (name) return { ok: false, error: `There is no "${name}" list. Lists: ${lists.map((list) => list.name).join(', ') || 'none'}. Nothing was changed.` };
     if (lists.length === 1) return { ok: true, value: lists[0]! };
     if (lists.length === 0) return { ok: false, error: 'The user has no lists yet. Nothing was changed; ask which list to put it on (e.g. "shopping").' };
-    return { ok: false, error: `The user has several lists (${lists.map((list) => list.name).join(', ')}). Nothing was changed; ask which one.` };
+    return { ok: false, lists: lists.map((list) => list.name), error: `The user has several lists (${lists.map((list) => list.name).join(', ')}). Nothing was changed; Herald asks the user which one (complete with needsClarification).` };
   }
 
   private async view(listId: string): Promise<ListView> {

@@ -2,25 +2,24 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import { CountingModel, type ModelUsageLine } from '../model/counting-model.js';
-import { roundUsd } from '../model/model-cost.js';
 import { TurnBudget } from '../model/turn-budget.js';
 import type { ModelClient, TokenUsage } from '../model/model-client.js';
 import type { ModelRoles } from '../model/model-roles.js';
+import type { QuestionAsk } from '../questions/pending-question.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { composeReply, replyWithoutComposing } from './composer.js';
-import { heldActions } from './held-actions.js';
-import { confirmationReply } from '../confirmations/confirmation-replies.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
-import { executePlan, timeoutSignal, type ExecutionOutcome } from './executor.js';
+import { executePlan, mergeSteps, timeoutSignal } from './executor.js';
 import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
+import { finish, usageFields } from './finish-plan.js';
 import { logPlanEvent } from './plan-events.js';
+import { resumedSteps } from './plan-questions.js';
 import type { ExecutionPlan } from './plan-state.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
-import { planRound, type PlannerDependencies } from './planner.js';
-import { routeByPatterns, routingHintsSection } from './pre-router.js';
-import { withToolLinks } from './reply-links.js';
+import { planRound, type PlannerDependencies, type PlanningOutcome } from './planner.js';
+import { routeByPatterns, routingHintsSection, withSubjectHint } from './pre-router.js';
+import { resumingRequest } from './prompts/planner-prompt.js';
+import { subjectSection } from './prompts/user-sections.js';
 import { replyLanguage } from './reply-language.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
@@ -76,13 +75,15 @@ export interface OrchestratorResult {
   costUsd: number;
   /** Milliseconds spent waiting for the model (benchmarks subtract it to see Herald's own time). */
   modelWaitMs: number;
-  /** Actions held for the user's YES; the reply already asks about them. */
-  confirmation?: ConfirmationAsk;
+  /**
+   * What the reply asks and Herald keeps until answered: a YES for held actions, a "Which
+   * one?" (numbered by Herald), or a clarification (with the plan, to resume).
+   */
+  questions?: QuestionAsk[];
 }
 
 const PLANNER_MAX_ITERATIONS = 4;
 const AGENT_MAX_ITERATIONS = 6;
-const COMPOSE_TIMEOUT_MS = 15_000;
 
 /**
  * Answers one turn (DESIGN.md "The orchestrator"): route and plan in one call — plain
@@ -106,20 +107,20 @@ export async function orchestrate(
   const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id, planId });
   const planTimeout = timeoutSignal(deps.limits.planTimeoutMs, `the plan took longer than ${deps.limits.planTimeoutMs} ms`);
   const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
-  const language = replyLanguage(context.user.language, context.message.text);
+  const messageLanguage = replyLanguage(context.user.language, context.message.text);
   const totals = () => ({ modelCalls: meter.calls, usage: meter.usage });
   const result = (
     reply: string,
     status: OrchestratorResult['status'],
     path: OrchestratorResult['path'],
     failure?: OrchestratorResult['failure'],
-    confirmation?: ConfirmationAsk,
+    questions?: QuestionAsk[],
   ): OrchestratorResult => ({
     reply,
     status,
     path,
     planId,
-    ...(confirmation ? { confirmation } : {}),
+    ...(questions && questions.length > 0 ? { questions } : {}),
     modelCalls: meter.calls,
     usage: meter.usage,
     usageByModel: meter.byModel(),
@@ -145,14 +146,29 @@ export async function orchestrate(
     promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
   };
   try {
-    const hints = routeByPatterns(context.message.text, deps.registry);
+    const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context.subject);
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
-    const planner = hints.length === 0 && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
-    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent) }, 'planning');
-    const planning = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
+    const planner = hints.length === 0 && !context.resume && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
+    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
+    const kept = context.resume ? resumedSteps(context.resume) : [];
+    const stepsAllowed = deps.limits.maxPlanSteps - kept.filter((step) => step.status === 'completed').length;
+    const turnSections = [routingHintsSection(hints), subjectSection(context.subject, context.user.timezone)];
+    const planning: PlanningOutcome = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
       signal,
-      stepsAllowed: deps.limits.maxPlanSteps,
-      turnSections: [routingHintsSection(hints)],
+      stepsAllowed: Math.max(1, stepsAllowed),
+      turnSections,
+      ...(context.resume
+        ? {
+            replanning: resumingRequest({
+              request: context.resume.request,
+              question: context.resume.question,
+              goal: context.resume.goal,
+              completed: kept.filter((step) => step.status === 'completed').map((step) => ({ stepId: step.id, agent: step.agent, task: step.task, summary: step.result?.output?.summary ?? '' })),
+              stepsLeft: Math.max(1, stepsAllowed),
+            }),
+            knownStepIds: kept.filter((step) => step.status === 'completed').map((step) => step.id),
+          }
+        : {}),
     });
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
@@ -167,16 +183,22 @@ export async function orchestrate(
 
     const plan: ExecutionPlan = {
       id: planId,
-      goal: planning.plan.goal,
+      goal: context.resume?.goal ?? planning.plan.goal,
       analysis: planning.plan.analysis,
-      responseHint: planning.plan.responseHint,
-      steps: planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending', retryCount: 0, version: 1 })),
+      responseHint: planning.plan.responseHint ?? context.resume?.responseHint,
+      language: planning.plan.language ?? context.resume?.language,
+      // A resumed plan keeps the steps that finished before its question: they are not run again.
+      steps: kept.filter((step) => step.status === 'completed'),
       status: 'executing',
-      version: 1,
+      version: (context.resume?.version ?? 0) + 1,
       errors: [],
       createdAt: deps.clock.now(),
     };
-    logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent) });
+    if (context.resume) mergeSteps(plan, planning.plan.steps);
+    else plan.steps.push(...planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending' as const, retryCount: 0, version: 1 })));
+    // The planner read the message itself: the language it names is the one to write in.
+    const language = plan.language ?? messageLanguage;
+    logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent), resumed: Boolean(context.resume) });
     await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
@@ -188,7 +210,7 @@ export async function orchestrate(
       replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
       totals,
     });
-    return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result);
+    return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result });
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
@@ -207,89 +229,6 @@ export async function orchestrate(
     await progress.stop();
     await store.flush();
   }
-}
-
-/** Turns an execution outcome into the reply, composing only when needed. */
-async function finish(
-  outcome: ExecutionOutcome,
-  context: OrchestratorContext,
-  language: string,
-  deps: OrchestratorDependencies,
-  store: PlanStore,
-  meter: CountingModel,
-  replyModel: ModelClient,
-  shutdown: AbortSignal | undefined,
-  logger: Logger,
-  result: (
-    reply: string,
-    status: OrchestratorResult['status'],
-    path: OrchestratorResult['path'],
-    failure?: OrchestratorResult['failure'],
-    confirmation?: ConfirmationAsk,
-  ) => OrchestratorResult,
-): Promise<OrchestratorResult> {
-  const { plan } = outcome;
-  const totals = { modelCalls: meter.calls, usage: meter.usage };
-  if (outcome.question) {
-    logPlanEvent(logger, 'plan_needs_clarification', plan);
-    await store.planFinished(plan.id, 'needs_clarification', totals, deps.clock.now(), undefined, plan);
-    return result(outcome.question, 'succeeded', 'clarification');
-  }
-  let reply = outcome.replannerReply ?? replyWithoutComposing(plan);
-  if (reply === undefined && !shutdown?.aborted) {
-    // Composing gets its own short budget, so a timed-out plan still explains itself.
-    const composeSignal = AbortSignal.any([...(shutdown ? [shutdown] : []), timeoutSignal(COMPOSE_TIMEOUT_MS, 'composing took too long')]);
-    reply = await composeReply(context, plan, language, { model: replyModel, composerModel: deps.models.composer, maxTokens: deps.limits.replyMaxTokens }, composeSignal, outcome.note).catch(
-      (error: unknown) => {
-        logger.warn({ error: describeError(error) }, 'composing failed; using a fallback reply');
-        return undefined;
-      },
-    );
-  }
-  reply ??= fallbackFor(plan, context);
-  // A page's link must reach the user even if the model's wording lost it.
-  reply = withToolLinks(reply, plan);
-  // Held actions are asked about in Herald's own words, whatever the model wrote.
-  const confirmation = heldActions(plan);
-  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;
-  const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
-  // A plan that recovered by replanning succeeded: judge by the final version's steps.
-  const finalSteps = plan.steps.filter((step) => step.version === plan.version);
-  const succeeded = status === 'completed' && finalSteps.every((step) => step.status === 'completed');
-  logPlanEvent(logger, status === 'completed' ? 'plan_completed' : status === 'timed_out' ? 'plan_timeout' : 'plan_failed', plan, {
-    ...usageFields(meter),
-    durationMs: deps.clock.now().getTime() - plan.createdAt.getTime(),
-  });
-  await store.planFinished(plan.id, status, { modelCalls: meter.calls, usage: meter.usage }, deps.clock.now(), plan.errors.map((entry) => `${entry.stepId}: ${entry.error}`).join('\n') || undefined, plan);
-  if (succeeded) return result(reply, 'succeeded', 'plan', undefined, confirmation);
-  const blame = status === 'timed_out' ? 'timeout' : plan.steps.some((step) => step.result?.errorKind === 'budget') ? 'budget' : 'partial';
-  return result(reply, 'failed', 'plan', { blame, message: plan.errors.map((entry) => entry.error).join('; ') || `plan ${status}` }, confirmation);
-}
-
-/**
- * A reply without the model (the composer failed): what finished steps said for
- * themselves; for a completed plan a plain "done" (an apology would invite the user to
- * repeat what already happened); otherwise an apology.
- */
-function fallbackFor(plan: ExecutionPlan, context: OrchestratorContext): string {
-  const replies = plan.steps.flatMap((step) => (step.status === 'completed' && step.result?.output?.reply ? [step.result.output.reply] : []));
-  if (plan.status === 'completed') return replies.length > 0 ? replies.join('\n') : fallbackReply('done', context.user.language, context.message.text);
-  const stoppedByBudget = plan.steps.some((step) => step.result?.errorKind === 'budget');
-  const apology = fallbackReply(plan.status === 'timed_out' ? 'timeout' : stoppedByBudget ? 'budget' : 'apology', context.user.language, context.message.text);
-  return replies.length > 0 ? `${replies.join('\n')}\n${apology}` : apology;
-}
-
-/** A turn's model usage for its plan-end event: totals, and per model the tokens and the cost. */
-function usageFields(meter: CountingModel): Record<string, unknown> {
-  return {
-    modelCalls: meter.calls,
-    inputTokens: meter.usage.inputTokens,
-    outputTokens: meter.usage.outputTokens,
-    cacheReadTokens: meter.usage.cacheReadTokens,
-    cacheWriteTokens: meter.usage.cacheWriteTokens,
-    costUsd: roundUsd(meter.costUsd),
-    models: meter.byModel().map((line) => ({ ...line, costUsd: roundUsd(line.costUsd) })),
-  };
 }
 
 /** Sends one "on it" message if the plan is still running after `progressAfterMs`. */

@@ -30,6 +30,12 @@ export const planSchema = z.object({
   goal: z.string().trim().min(1).max(500).describe('What the plan accomplishes, in one line'),
   steps: z.array(plannedStepSchema).min(1).max(20).describe('Ordered steps; they run one at a time, in this order'),
   responseHint: z.string().trim().max(1000).optional().describe('How to present the results to the user'),
+  language: z
+    .string()
+    .trim()
+    .max(40)
+    .optional()
+    .describe('The language of the user\'s latest message, in English ("Spanish", "Hebrew"): every reply and question is written in it'),
 });
 
 export type PlannedStep = z.infer<typeof plannedStepSchema>;

@@ -37,6 +37,8 @@ export interface ExecutionPlan {
   goal: string;
   analysis: string;
   responseHint?: string | undefined;
+  /** The language replies are written in, as the planner named it. */
+  language?: string | undefined;
   steps: PlanStep[];
   status: 'executing' | 'replanning' | 'completed' | 'failed' | 'timed_out' | 'needs_clarification';
   /** 1 for the first plan; +1 per replan. */

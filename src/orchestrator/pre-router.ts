@@ -1,4 +1,5 @@
 import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { ConversationSubject } from '../context/orchestrator-context.js';
 
 /** One agent the message's wording points to. */
 export interface RoutingHint {
@@ -38,4 +39,10 @@ export function routingHintsSection(hints: RoutingHint[]): string | undefined {
   if (hints.length === 0) return undefined;
   const lines = hints.map((hint) => `  <hint agent="${hint.agent}" matched="${hint.matched.join(', ').replaceAll('"', '')}"/>`);
   return `<routing_hints>\nThe wording suggests these agents (a hint, not a rule):\n${lines.join('\n')}\n</routing_hints>`;
+}
+
+/** A reply to a reminder is most likely about it: point the planner at the scheduler, and use the full planner. */
+export function withSubjectHint(hints: RoutingHint[], subject: ConversationSubject | undefined): RoutingHint[] {
+  if (subject?.kind !== 'reminder' || hints.some((hint) => hint.agent === 'scheduler-agent')) return hints;
+  return [{ agent: 'scheduler-agent', score: 1, matched: ['(a reply to a reminder)'] }, ...hints];
 }

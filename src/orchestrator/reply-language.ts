@@ -1,15 +1,14 @@
-const names: Record<string, string> = { en: 'English', he: 'Hebrew', iw: 'Hebrew', ar: 'Arabic', ru: 'Russian', es: 'Spanish', fr: 'French', de: 'German' };
+import { detectLanguage, languageName } from '../texts/text-language.js';
 
 /**
- * The language a reply should be in, described for a prompt: the user's known language,
- * else Hebrew when the message is written in Hebrew script, else "the language of the
- * user's message" (sub-agents never see the message itself, so they get a name when
- * one can be told).
+ * The language a reply should be in, named for a prompt: the language of the user's
+ * latest message whatever it is (sub-agents never see the message, so they get a name);
+ * the stored profile language only when the message says nothing (media, "2", "ok"); else
+ * English. The planner, which reads the message itself, may name it better in its plan
+ * (`language`), and then that name wins.
  */
 export function replyLanguage(language: string | null, messageText: string): string {
-  if (language) return names[language.toLowerCase().slice(0, 2)] ?? language;
-  if (/[\u0590-\u05FF]/.test(messageText)) return 'Hebrew';
-  if (/[\u0600-\u06FF]/.test(messageText)) return 'Arabic';
-  if (/[\u0400-\u04FF]/.test(messageText)) return 'Russian';
-  return 'English';
+  const detected = detectLanguage(messageText);
+  if (detected) return languageName(detected);
+  return language ? languageName(language) : 'English';
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.js';
 import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
+import { languageCode } from '../texts/text-language.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
@@ -73,7 +74,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       messages: [{ role: 'user', content: task }],
       tools: agent.tools,
       finishTool: completeStep,
-      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, clock: deps.clock, logger: deps.logger, signal: attempt.signal },
+      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, language: languageCode(attempt.replyLanguage), clock: deps.clock, logger: deps.logger, signal: attempt.signal },
       maxIterations: deps.maxIterations,
       signal: attempt.signal,
       progress,

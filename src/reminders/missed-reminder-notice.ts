@@ -1,18 +1,14 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
 import type { OutboundDraft, OutboxService } from '../outbox/outbox-service.js';
+import { estimateTokens } from '../shared/tokens.js';
+import { say } from '../texts/texts.js';
 import { formatLocal } from './reminder-schedule.js';
-
-const wording = {
-  en: (items: string[]) =>
-    `While you were away I couldn't send ${items.length === 1 ? 'this reminder' : 'these reminders'} (WhatsApp only lets me message you within 24 hours of your last message):\n${items.join('\n')}`,
-  he: (items: string[]) => `בזמן שלא היית זמין/ה לא יכולתי לשלוח את התזכורות האלה (WhatsApp מאפשר לי לכתוב רק עד 24 שעות מההודעה האחרונה שלך):\n${items.join('\n')}`,
-};
 
 /**
  * Reminders that could not be delivered (WhatsApp window closed, no template) are told
  * to the user at their next message: staged before the reply, in the same transaction,
- * and marked as told so they are told once.
+ * stored as a message of the conversation, and marked as told so they are told once.
  */
 export async function stageMissedReminderNotice(
   transaction: Prisma.TransactionClient,
@@ -28,7 +24,11 @@ export async function stageMissedReminderNotice(
   if (missed.length === 0) return 0;
   const lines = missed.map((delivery) => `• ${delivery.reminder.text} (${formatLocal(delivery.dueAt, delivery.reminder.timezone)})`);
   const { language, now, ...outbound } = draft;
-  await outbox.stage(transaction, { ...outbound, kind: 'system', text: wording[fallbackLanguage(language)](lines) });
+  const text = say(fallbackLanguage(language), lines.length === 1 ? 'reminderUndeliveredOne' : 'reminderUndelivered', { items: lines.join('\n') });
+  const staged = await outbox.stage(transaction, { ...outbound, kind: 'system', text });
+  await transaction.message.create({
+    data: { userId: draft.userId, role: 'assistant', kind: 'reminder_notice', content: text, channel: draft.channel, tokenCount: estimateTokens(text), turnId: draft.turnId ?? null, outboundGroupId: staged.groupId, createdAt: now },
+  });
   await transaction.reminderDelivery.updateMany({ where: { id: { in: missed.map((delivery) => delivery.id) } }, data: { noticeDeliveredAt: now } });
   return missed.length;
 }

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { Channel, ReminderDeliveryStatus, ReminderStatus } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
 import { addressFor, type ClaimedMessage, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
+import { estimateTokens } from '../shared/tokens.js';
+import { readerLanguage, say } from '../texts/texts.js';
 import { inTransaction, preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
 import { formatLocal, nextOccurrenceSkipping } from './reminder-schedule.js';
 import { occurrenceJob, REMINDER_QUEUE, type ReminderJobData } from './reminder-queue.js';
@@ -99,7 +100,8 @@ WHERE d."reminderId" = $1::uuid AND d."dueAt" = $2::timestamp`;
 /**
  * Everything an occurrence changes, in one statement: the message's parts (as the outbox
  * stages them, the first already claimed by this sender; `sequence` from its default, in
- * part order), the occurrence's delivery (unique per reminder and due time), the reminder
+ * part order), the message as part of the user's conversation (so a reply to it has its
+ * subject; written once, like the delivery), the occurrence's delivery (unique per reminder and due time), the reminder
  * (next due time, or completed), and its jobs — the next occurrence and the follow-up
  * check — as pg-boss 10's own `send` writes them (its insertJob plan, with the queue's
  * settings; ReminderService.scheduleOccurrence sends the same jobs through pg-boss, and
@@ -126,6 +128,11 @@ WITH parts AS (
       "lastSentAt" = CASE WHEN $10::int > 0 THEN $4::timestamp ELSE "lastSentAt" END, "updatedAt" = $4::timestamp
   WHERE "id" = $1::uuid
   RETURNING 1
+), conversation AS (
+  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "tokenCount", "kind", "reminderId", "reminderDueAt", "outboundGroupId", "createdAt")
+  SELECT $26::uuid, $3::uuid, 'assistant'::"MessageRole", $27::text, $11::"Channel", $28::int, $29::"MessageKind", $1::uuid, $2::timestamp, $7::uuid, $4::timestamp
+  WHERE $27::text IS NOT NULL
+  RETURNING 1
 ), jobs AS (
   INSERT INTO pgboss.job (name, data, priority, start_after, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter)
   SELECT q.name, j.data::jsonb, j.priority, j.start_after,
@@ -145,19 +152,6 @@ SELECT (SELECT count(*) FROM jobs)::int AS jobs`;
 type Handled =
   | { kind: 'stale' }
   | { kind: 'handled'; status: ReminderDeliveryStatus; duplicate: boolean; groupId: string | null; message?: ClaimedMessage | undefined };
-
-const wording = {
-  en: {
-    reminder: (text: string) => `⏰ Reminder: ${text}`,
-    late: (text: string, due: string) => `⏰ Reminder (late: due at ${due}): ${text}`,
-    missed: (text: string, due: string) => `I missed a reminder while I was offline, sorry: "${text}" (it was due ${due}).`,
-  },
-  he: {
-    reminder: (text: string) => `⏰ תזכורת: ${text}`,
-    late: (text: string, due: string) => `⏰ תזכורת (באיחור, הייתה אמורה ב-${due}): ${text}`,
-    missed: (text: string, due: string) => `פספסתי תזכורת בזמן שלא הייתי זמין, סליחה: "${text}" (הייתה אמורה ב-${due}).`,
-  },
-};
 
 /**
  * Fires one reminder occurrence, exactly once: in one transaction it records the
@@ -275,16 +269,16 @@ export class ReminderDelivery {
 
     const now = this.clock.now();
     const lateness = now.getTime() - dueAt.getTime();
-    const language = fallbackLanguage(current.language);
+    const language = readerLanguage(current.language);
     const due = () => formatLocal(dueAt, current.timezone);
     let status: ReminderDeliveryStatus;
     let text: string | undefined;
     const access = this.policy.access;
     const shutOut = access?.mode === 'invite' && !current.invited && !access.ownerPhones.includes(current.phone);
     if (current.optedOut || shutOut) status = 'opted_out';
-    else if (lateness > this.policy.maxLatenessMs) [status, text] = ['reported', wording[language].missed(current.text, due())];
-    else if (lateness > this.policy.lateAfterMs) [status, text] = ['late', wording[language].late(current.text, due())];
-    else [status, text] = ['sent', wording[language].reminder(current.text)];
+    else if (lateness > this.policy.maxLatenessMs) [status, text] = ['reported', say(language, 'reminderMissed', { text: current.text, due: due() })];
+    else if (lateness > this.policy.lateAfterMs) [status, text] = ['late', say(language, 'reminderLate', { text: current.text, due: due() })];
+    else [status, text] = ['sent', say(language, 'reminder', { text: current.text })];
 
     const channel = current.preferredChannel;
     let message: ClaimedMessage | undefined;
@@ -345,6 +339,10 @@ export class ReminderDelivery {
         jobs.map((entry) => JSON.stringify(entry.data)),
         jobs.map((entry) => entry.startAfter.toISOString()),
         jobs.map((entry) => entry.priority),
+        uuidv7(now),
+        message ? text! : null,
+        message ? estimateTokens(text!) : 0,
+        status === 'reported' ? 'reminder_missed' : 'reminder',
       ],
     });
     // pg-boss stores nothing when the queue does not exist yet (ReminderService.scheduleOccurrence

@@ -5,6 +5,7 @@ import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { normalizeFact as normalizeText } from '../memory/fact-service.js';
+import { looselyMatches } from '../shared/loose-match.js';
 import {
   describeRule,
   firstOccurrence,
@@ -30,8 +31,12 @@ export interface ReminderView {
   repeats: string | null;
 }
 
-/** An expected failure, worded for the model to act on (often: ask the user). */
-export type ReminderResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+/**
+ * An expected failure, worded for the model to act on (often: ask the user). When several
+ * reminders fit the words (or one only loosely: `weak`), they are the `candidates` Herald
+ * numbers in its "Which one?"; `gone`: the reminder named by id no longer exists or is over.
+ */
+export type ReminderResult<Value> = { ok: true; value: Value } | { ok: false; error: string; candidates?: ReminderView[]; weak?: boolean; gone?: boolean };
 
 /** What a reminder is, for create and update. */
 export interface ReminderInput {
@@ -95,12 +100,14 @@ export class ReminderService {
     target: { reminderId?: string | undefined; match?: string | undefined },
     changes: { text?: string | undefined; at?: string | undefined; recurrence?: Recurrence | null | undefined; whenAmbiguous?: 'earlier' | 'later' | undefined },
   ): Promise<ReminderResult<ReminderView>> {
-    const found = await this.findOne(userId, target, 'change');
+    // A one-off that has just fired can be moved by id ("move it to 6"): it is set again.
+    const rearm = changes.at !== undefined && target.reminderId !== undefined;
+    const found = await this.findOne(userId, target, 'change', rearm);
     if (!found.ok) return found;
     return this.prisma.$transaction(async (transaction) => {
       // Locked and read again: a delivery of this reminder may have run since it was found
       // (advancing or completing it), and one starting now waits for this change.
-      const reminder = await this.lockActive(transaction, found.value.id);
+      const reminder = await this.lockActive(transaction, found.value.id, rearm);
       if (!reminder) return { ok: false as const, error: `The reminder "${found.value.text}" is no longer active (it has just fired or been cancelled). Nothing was changed.` };
       const now = this.clock.now();
       if (changes.at === undefined && changes.recurrence === undefined) {
@@ -120,7 +127,7 @@ export class ReminderService {
       if (!planned.ok) return planned;
       const saved = await transaction.reminder.update({
         where: { id: reminder.id },
-        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, updatedAt: now },
+        data: { text: planned.value.text, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, status: 'active', updatedAt: now },
       });
       // The old occurrence's job will find the due time changed and do nothing. Occurrences
       // skipped on the old schedule no longer name any occurrence (or, by chance, a wrong one).
@@ -141,6 +148,56 @@ export class ReminderService {
     });
     if (cancelled.count === 0) return { ok: false, error: `The reminder "${found.value.text}" is no longer active (it has just fired). Nothing was changed.` };
     return { ok: true, value: toView(await this.prisma.reminder.findUniqueOrThrow({ where: { id: found.value.id } })) };
+  }
+
+  /** Active reminders a bulk change would touch: every one, or those matching words of `match`, soonest first. */
+  async select(userId: string, which: { match?: string | undefined; all?: boolean | undefined }): Promise<ReminderView[]> {
+    const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: [{ nextDueAt: 'asc' }, { createdAt: 'asc' }] });
+    const chosen = which.match ? active.filter((reminder) => matches(reminder.text, which.match!)) : which.all ? active : [];
+    return chosen.map(toView);
+  }
+
+  /** Cancels exactly these reminders (those still active); how many were cancelled. */
+  async cancelMany(userId: string, ids: string[]): Promise<number> {
+    const { count } = await this.prisma.reminder.updateMany({ where: { userId, id: { in: ids }, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: this.clock.now() } });
+    return count;
+  }
+
+  /**
+   * Snoozes an occurrence, in the caller's transaction (the turn that answered "snooze 10"
+   * commits it with its reply, so it happens once): a one-off reminder of the same text at
+   * `at`, delivered exactly once like any reminder. A snooze of the same reminder still
+   * waiting is replaced. Snoozing a snooze snoozes the reminder it came from.
+   */
+  async snooze(transaction: Prisma.TransactionClient, userId: string, reminderId: string, at: Date): Promise<ReminderView | undefined> {
+    const reminder = await transaction.reminder.findFirst({ where: { id: reminderId, userId } });
+    if (!reminder) return undefined;
+    const rootId = reminder.snoozedFromId ?? reminder.id;
+    const now = this.clock.now();
+    await transaction.reminder.updateMany({ where: { userId, snoozedFromId: rootId, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: now } });
+    const created = await transaction.reminder.create({
+      data: { userId, text: reminder.text, timezone: reminder.timezone, startLocal: toLocalString(at, reminder.timezone), rrule: null, nextDueAt: at, snoozedFromId: rootId, createdAt: now, updatedAt: now },
+    });
+    await this.scheduleOccurrence(transaction, created.id, at);
+    return toView(created);
+  }
+
+  /**
+   * "Done" to an occurrence, in the caller's transaction: the delivery is marked
+   * acknowledged, and a snooze of it still waiting is cancelled (it is done).
+   */
+  async acknowledge(transaction: Prisma.TransactionClient, userId: string, reminderId: string, dueAt: Date | null): Promise<void> {
+    const now = this.clock.now();
+    if (dueAt) await transaction.reminderDelivery.updateMany({ where: { reminderId, userId, dueAt }, data: { acknowledgedAt: now } });
+    const reminder = await transaction.reminder.findFirst({ where: { id: reminderId, userId }, select: { id: true, snoozedFromId: true } });
+    if (!reminder) return;
+    await transaction.reminder.updateMany({ where: { userId, snoozedFromId: reminder.snoozedFromId ?? reminder.id, status: 'active' }, data: { status: 'cancelled', nextDueAt: null, updatedAt: now } });
+  }
+
+  /** A reminder (any status) of this user, as the model sees it. */
+  async view(userId: string, reminderId: string): Promise<ReminderView | undefined> {
+    const reminder = await this.prisma.reminder.findFirst({ where: { id: reminderId, userId } });
+    return reminder ? toView(reminder) : undefined;
   }
 
   /**
@@ -231,39 +288,54 @@ export class ReminderService {
     return { ok: true, value: text };
   }
 
-  private async lockActive(transaction: Prisma.TransactionClient, id: string): Promise<Reminder | undefined> {
+  /** The reminder locked, if active (or, with `orCompleted`, a one-off that has fired). */
+  private async lockActive(transaction: Prisma.TransactionClient, id: string, orCompleted = false): Promise<Reminder | undefined> {
     await transaction.$queryRaw`SELECT id FROM "Reminder" WHERE id = ${id}::uuid FOR UPDATE`;
     const reminder = await transaction.reminder.findUnique({ where: { id } });
-    return reminder?.status === 'active' ? reminder : undefined;
+    return reminder?.status === 'active' || (orCompleted && reminder?.status === 'completed') ? reminder : undefined;
   }
 
   private async findOne(
     userId: string,
     target: { reminderId?: string | undefined; match?: string | undefined },
     verb: string,
+    orCompleted = false,
   ): Promise<ReminderResult<Reminder>> {
     if (target.reminderId) {
-      const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: 'active' } });
-      return reminder ? { ok: true, value: reminder } : { ok: false, error: `No active reminder has id ${target.reminderId}. Nothing was changed.` };
+      const reminder = await this.prisma.reminder.findFirst({ where: { id: target.reminderId, userId, status: { in: orCompleted ? ['active', 'completed'] : ['active'] } } });
+      return reminder ? { ok: true, value: reminder } : { ok: false, gone: true, error: `No active reminder has id ${target.reminderId} (it was cancelled, has fired, or never existed). Nothing was changed.` };
     }
     const active = await this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' } });
     const candidates = target.match ? active.filter((reminder) => matches(reminder.text, target.match!)) : [];
     if (candidates.length === 1) return { ok: true, value: candidates[0]! };
     const listing = (reminders: Reminder[]) => reminders.slice(0, 10).map((reminder, index) => `${index + 1}) "${reminder.text}" (${toView(reminder).next ?? 'no time'}, id ${reminder.id})`).join('; ');
     if (candidates.length === 0) {
+      // One reminder a typo away ("dentsit"): Herald asks "Did you mean …?".
+      const words = target.match ? matchWords(target.match) : [];
+      const loose = active.filter((reminder) => looselyMatches(normalizeText(reminder.text), words));
       return {
         ok: false,
-        error: `No active reminder matches "${target.match ?? ''}", so nothing was changed. ${active.length > 0 ? `Active reminders: ${listing(active)}.` : 'The user has no active reminders.'}`,
+        ...(loose.length === 1 ? { candidates: loose.map(toView), weak: true } : {}),
+        error: `No active reminder matches "${target.match ?? ''}", so nothing was changed. ${active.length > 0 ? `Active reminders: ${listing(active)}.` : 'The user has no active reminders.'}${loose.length === 1 ? ` Perhaps "${loose[0]!.text}" was meant: Herald asks the user.` : ''}`,
       };
     }
-    return { ok: false, error: `${candidates.length} reminders match "${target.match}": ${listing(candidates)}. Nothing was changed; ask the user which one to ${verb}.` };
+    return {
+      ok: false,
+      candidates: candidates.slice(0, 10).map(toView),
+      error: `${candidates.length} reminders match "${target.match}": ${listing(candidates)}. Nothing was changed; Herald asks the user which one to ${verb} (complete with needsClarification).`,
+    };
   }
 }
 
+/** The words of a reminder query that name it ("the dentist reminder" → dentist). */
+function matchWords(query: string): string[] {
+  return normalizeText(query).split(' ').filter((word) => word.length > 0 && !['the', 'my', 'a', 'an', 'one', 'reminder', 'reminders', 'to', 'about', 'all'].includes(word));
+}
+
 /** True when every word of `query` appears in `text` (case and punctuation ignored). */
-function matches(text: string, query: string): boolean {
+export function matches(text: string, query: string): boolean {
   const haystack = ` ${normalizeText(text)} `;
-  const words = normalizeText(query).split(' ').filter((word) => word.length > 0 && !['the', 'my', 'a', 'an', 'one', 'reminder', 'to', 'about'].includes(word));
+  const words = matchWords(query);
   return words.length > 0 && words.every((word) => haystack.includes(word));
 }
 

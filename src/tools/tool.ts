@@ -13,6 +13,8 @@ export interface ToolContext {
   signal?: AbortSignal | undefined;
   /** True when the user has said YES to this exact call: a tool that asks for confirmation acts now. */
   confirmed?: boolean | undefined;
+  /** The language Herald's own words in a question or answer should be in (src/texts); default English. */
+  language?: string | undefined;
 }
 
 /**
@@ -33,12 +35,32 @@ export interface ConfirmationRequest {
 }
 
 /**
+ * Several items fit the words a call gave ("the dentist reminder", and there are two), or
+ * one only loosely: Herald itself numbers them in the question it sends ("Which one? 1) …
+ * 2) …", or "Did you mean …?") and keeps them, so the user's "2" runs the call on that one
+ * without any model. Each candidate carries the exact arguments that run it (its id
+ * instead of the words).
+ */
+export interface ChoiceRequest {
+  candidates: Array<{
+    /** How the user tells it: 'Call mom, Thu 10:00'. */
+    label: string;
+    /** The call's arguments pinned to this candidate; must satisfy the tool's schema. */
+    input: unknown;
+  }>;
+  /** A single loose match ("dentsit" for "Dentist"): asked as "Did you mean …?". */
+  weak?: boolean | undefined;
+}
+
+/**
  * What a tool hands back. Expected failures (nothing matched, a bad date) are results
- * with `isError: true` and a message the model can act on; only bugs throw.
+ * with `isError: true` and a message the model can act on; only bugs throw. A failure
+ * may carry a `choice` (several matched: Herald asks which) or say the item it was
+ * pinned to is `gone` (deleted elsewhere since).
  */
 export type ToolResult =
   | { isError: false; output: unknown }
-  | { isError: true; error: string };
+  | { isError: true; error: string; choice?: ChoiceRequest | undefined; gone?: boolean | undefined };
 
 /**
  * A tool a model may call. The zod schema is the single source of truth: it is sent to
@@ -81,4 +103,9 @@ export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<
 export const ok = (output: unknown): ToolResult => ({ isError: false, output });
 
 /** An expected failure the model should read and act on. */
-export const toolError = (error: string): ToolResult => ({ isError: true, error });
+export const toolError = (error: string, extra: { choice?: ChoiceRequest | undefined; gone?: boolean | undefined } = {}): ToolResult => ({
+  isError: true,
+  error,
+  ...(extra.choice && extra.choice.candidates.length > 0 ? { choice: extra.choice } : {}),
+  ...(extra.gone ? { gone: true } : {}),
+});

@@ -5,7 +5,7 @@ import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
-import type { ConfirmationService } from '../confirmations/confirmation-service.js';
+import type { PendingQuestions } from '../questions/pending-questions.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import type { UserConfig } from '../users/user-service.js';
 import { modelLineJson, outcomeUsage, type TurnOutcome } from './turn-outcome.js';
@@ -24,7 +24,7 @@ export class TurnInterrupted extends Error {}
 export interface TurnCommitDependencies {
   prisma: PrismaClient;
   outbox: OutboxService;
-  confirmations: ConfirmationService;
+  questions: PendingQuestions;
   clock: Clock;
   budgets?: { guard: BudgetGuard };
 }
@@ -38,11 +38,14 @@ export interface TurnToCommit {
   keyword: KeywordCommand | undefined;
   outcome: TurnOutcome;
   fence: LeaseFence | undefined;
+  /** The language the user was just seen writing in, when it is not the stored one: stored now. */
+  language?: string | undefined;
 }
 
 /**
- * Commits a turn in one transaction: missed-reminder notice, held confirmation, the reply and
- * its outbound parts, the inbound messages' new status, the turn row and the day's spend. A
+ * Commits a turn in one transaction: missed-reminder notice, the answer's own changes (a
+ * snooze), the questions the reply asks, the reply (a message of the conversation) and its
+ * outbound parts, the inbound messages' new status, the turn row and the day's spend. A
  * crash leaves either nothing (the turn runs again) or everything (the outbox delivers it).
  */
 export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommit): Promise<void> {
@@ -62,13 +65,15 @@ export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommi
     if (recipient && address && keyword !== 'stop' && (!user.optedOut || keyword === 'start')) {
       await stageMissedReminderNotice(transaction, deps.outbox, { userId, turnId, ...address, language: recipient.language, now });
     }
-    if (outcome.confirmation) await deps.confirmations.stage(transaction, userId, turnId, outcome.confirmation);
+    for (const effect of outcome.effects ?? []) await effect(transaction);
+    if (outcome.questions && outcome.questions.length > 0) await deps.questions.stage(transaction, { userId, turnId, channel }, outcome.questions);
     if (outcome.reply && address) {
+      const staged = await deps.outbox.stage(transaction, { userId, turnId, kind: keyword ? 'system' : 'reply', ...address, text: outcome.reply });
       await transaction.message.create({
-        data: { userId, role: 'assistant', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, createdAt: now },
+        data: { userId, role: 'assistant', kind: outcome.replyKind ?? 'chat', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, outboundGroupId: staged.groupId, createdAt: now },
       });
-      await deps.outbox.stage(transaction, { userId, turnId, kind: keyword ? 'system' : 'reply', ...address, text: outcome.reply });
     }
+    if (turn.language) await transaction.user.update({ where: { id: userId }, data: { language: turn.language, updatedAt: now } });
     await transaction.message.updateMany({
       where: { id: { in: batch.map((message) => message.id) } },
       data: { inboundStatus: outcome.ignored ? 'ignored' : 'handled', turnId },

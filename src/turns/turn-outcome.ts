@@ -1,6 +1,7 @@
 import type { ModelUsageLine } from '../model/counting-model.js';
 import { roundUsd } from '../model/model-cost.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
+import type { MessageKind, Prisma } from '../generated/prisma/client.js';
+import type { QuestionAsk } from '../questions/pending-question.js';
 
 /** What a turn decided: a reply (from a keyword, a command, a confirmation or the model) and what it cost. */
 export interface TurnOutcome {
@@ -18,8 +19,18 @@ export interface TurnOutcome {
   models?: ModelUsageLine[];
   /** Inbound messages deliberately left unanswered (an opted-out user, a spent budget). */
   ignored?: boolean;
-  /** Actions the reply asks the user to confirm. */
-  confirmation?: ConfirmationAsk;
+  /** Questions the reply asks (a YES for held actions, a "Which one?", a clarification), kept until answered. */
+  questions?: QuestionAsk[];
+  /**
+   * Changes that belong to the answer itself (a snooze's new reminder): made inside the
+   * turn's commit, so a crash leaves them undone with the message still pending, and the
+   * turn that runs again makes them once.
+   */
+  effects?: Array<(transaction: Prisma.TransactionClient) => Promise<void>>;
+  /** What the reply is, for the conversation (default chat). */
+  replyKind?: MessageKind;
+  /** An action ran that may have erased the user (DELETE MY DATA's YES): check before writing anything of theirs. */
+  mayHaveErased?: boolean;
 }
 
 /** An outcome decided without calling a model. */

@@ -1,23 +1,28 @@
 import type { Channel, Message } from '../generated/prisma/client.js';
 import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
 import type { PrismaClient } from '../db/prisma-types.js';
-import { detectKeyword, type KeywordCommand } from '../channels/keywords.js';
-import type { ContextAssembler } from '../context/context-assembler.js';
+import { detectKeyword } from '../channels/keywords.js';
+import type { ContextAssembler, ResumedPlan } from '../context/context-assembler.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
+import type { ConversationSubjects } from '../conversation/conversation-subject.js';
 import type { Logger } from '../logging/logger.js';
 import { fallbackReply } from '../orchestrator/fallback-replies.js';
 import type { OrchestratorResult } from '../orchestrator/orchestrate.js';
 import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { clarificationPayloadSchema } from '../questions/pending-question.js';
+import type { PendingQuestions } from '../questions/pending-questions.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError } from '../shared/errors.js';
+import { estimateTokens } from '../shared/tokens.js';
+import { detectLanguage } from '../texts/text-language.js';
+import { readerLanguage } from '../texts/texts.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
-import { keywordReply } from './keyword-replies.js';
 import { cutNote } from '../context/message-cap.js';
-import type { ConfirmationService } from '../confirmations/confirmation-service.js';
 import { confirmationAnswer } from '../confirmations/confirmation-words.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import { budgetReplies } from '../budgets/budget-replies.js';
-import type { TurnCommand, TurnCommands } from './turn-commands.js';
+import type { IncomingTurn, LatestQuestion, TurnAnswer } from './answers/turn-answer.js';
+import type { TurnCommands } from './turn-commands.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
 
@@ -36,8 +41,15 @@ export interface TurnRunnerDependencies {
   outbox: OutboxService;
   assembler: ContextAssembler;
   orchestrate: Orchestrate;
-  /** Held actions: staged with a reply that asks about them, settled by the next message. */
-  confirmations: ConfirmationService;
+  /** The questions Herald waits on: staged with the reply that asks them, read by the answers below. */
+  questions: PendingQuestions;
+  /**
+   * The answers that need no model (src/turns/answers), tried in order before the
+   * orchestrator: the first that answers the message ends the turn.
+   */
+  answers: TurnAnswer[];
+  /** What a reply is about (a quoted message, a reminder just delivered): shown to the planner. */
+  subjects?: ConversationSubjects;
   clock: Clock;
   logger: Logger;
   /** MY DATA, DELETE MY DATA and owners' admin commands (src/turns/turn-commands.ts); absent: none. */
@@ -47,11 +59,12 @@ export interface TurnRunnerDependencies {
 }
 
 /**
- * Answers one turn: the user's next pending message, or a quick burst of them. Keywords
- * (STOP/START/HELP) and media-only messages are handled without a model; everything else
- * goes through the orchestrator. The reply, the outbound parts and the inbound messages'
- * new status commit in one transaction, so a crash leaves either nothing (the turn runs
- * again) or everything (the outbox delivers it).
+ * Answers one turn: the user's next pending message, or a quick burst of them. The answers
+ * that need no model (keywords, commands, YES/NO, a number for "which one?", snooze/done
+ * after a reminder) are tried in order; everything else goes through the orchestrator,
+ * resuming the plan a pending clarification belongs to. The reply, the outbound parts and
+ * the inbound messages' new status commit in one transaction, so a crash leaves either
+ * nothing (the turn runs again) or everything (the outbox delivers it).
  */
 export class TurnRunner {
   constructor(private readonly deps: TurnRunnerDependencies) {}
@@ -66,17 +79,17 @@ export class TurnRunner {
 
   /**
    * Runs one turn over the leading messages of `pending` and returns how many it consumed.
-   * A keyword message is a turn of its own; consecutive ordinary messages are merged.
+   * A keyword or command message is a turn of its own; consecutive ordinary messages are merged.
    */
   async runNext(userId: string, pending: Message[], signal: AbortSignal, fence?: LeaseFence): Promise<number> {
     const user = await this.deps.users.getConfig(userId);
     if (!user) throw new Error(`user ${userId} vanished`);
     const first = pending[0];
     if (!first) return 0;
-    const keyword = detectKeyword(first.content, { optedOut: user.optedOut });
+    const keywordOf = (message: Message) => detectKeyword(message.content, { optedOut: user.optedOut, channel: message.channel });
+    const keyword = keywordOf(first);
     const command = keyword ? undefined : this.deps.commands?.detect(first.content, user);
-    // A keyword or command is a turn of its own; ordinary messages up to the next one merge.
-    const isCommand = (message: Message) => Boolean(detectKeyword(message.content, { optedOut: user.optedOut }) ?? this.deps.commands?.detect(message.content, user));
+    const isCommand = (message: Message) => Boolean(keywordOf(message) ?? this.deps.commands?.detect(message.content, user));
     const batch = keyword || command ? [first] : takeWhile(pending, (message) => !isCommand(message));
     const latest = batch[batch.length - 1]!;
     const channel: Channel = latest.channel;
@@ -90,8 +103,23 @@ export class TurnRunner {
     const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
     logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
 
+    const text = answerText(batch);
+    let questions: Promise<LatestQuestion[]> | undefined;
+    const incoming: IncomingTurn = {
+      turnId: turn.id,
+      user,
+      batch,
+      latest,
+      channel,
+      text,
+      keyword,
+      command,
+      language: readerLanguage(user.language, text),
+      logger,
+      questions: () => (questions ??= this.deps.questions.latest(userId)),
+    };
     try {
-      await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger, fence);
+      await this.complete(incoming, signal, fence);
     } catch (error) {
       // The turn did not finish (shutdown, or a failure the job will retry): close its row
       // so it does not stay "running" forever. Its messages keep no link to it and stay
@@ -113,51 +141,34 @@ export class TurnRunner {
     return batch.length;
   }
 
-  /** Decides the turn's outcome and commits it: reply, outbound parts, message statuses, turn row. */
-  private async complete(
-    turnId: string,
-    userId: string,
-    user: UserConfig,
-    batch: Message[],
-    keyword: KeywordCommand | undefined,
-    command: TurnCommand | undefined,
-    signal: AbortSignal,
-    logger: Logger,
-    fence: LeaseFence | undefined,
-  ): Promise<void> {
-    const latest = batch[batch.length - 1]!;
-    const channel: Channel = latest.channel;
-    let outcome: TurnOutcome;
-    if (keyword) {
-      outcome = await this.handleKeyword(userId, keyword, latest, user.language);
-    } else if (user.optedOut) {
-      outcome = withoutModel({ ignored: true });
-    } else if (command) {
-      const result = await command.run();
-      outcome = withoutModel({ reply: result.reply, ...(result.confirmation ? { confirmation: result.confirmation } : {}) });
-    } else if (batch.every((message) => message.content.trim() === '')) {
-      // Nothing to read: attachments only, or nothing at all (an empty SMS, a WhatsApp
-      // location or contact card). A model call could only guess; answer without one.
-      const kind = batch.some((message) => message.numMedia > 0) ? 'mediaOnly' : 'empty';
-      outcome = withoutModel({ reply: fallbackReply(kind, user.language) });
-    } else {
-      // YES or NO to held actions is settled without a model; anything else moves on from them.
-      const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
-      if (settled && !(await this.deps.users.getConfig(userId))) {
-        // The YES erased the user (DELETE MY DATA): nothing of theirs may be written again.
-        await this.farewell(user, latest, settled.reply, logger);
-        return;
+  /** Decides the turn's outcome and commits it: reply, outbound parts, questions, message statuses, turn row. */
+  private async complete(turn: IncomingTurn, signal: AbortSignal, fence: LeaseFence | undefined): Promise<void> {
+    const { user, logger } = turn;
+    let outcome: TurnOutcome | undefined;
+    let answeredBy = 'orchestrator';
+    for (const candidate of this.deps.answers) {
+      outcome = await candidate.answer(turn);
+      if (outcome) {
+        answeredBy = candidate.name;
+        break;
       }
-      outcome = settled
-        ? withoutModel(settled)
-        : ((await this.overBudget(user, logger)) ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
     }
+    if (outcome?.mayHaveErased && !(await this.deps.users.getConfig(user.id))) {
+      // The YES erased the user (DELETE MY DATA): nothing of theirs may be written again.
+      await this.farewell(user, turn.latest, outcome.reply ?? '', logger);
+      return;
+    }
+    outcome ??= (await this.overBudget(user, logger)) ?? (await this.answer(turn, signal));
     if (signal.aborted) throw interruption(signal);
 
-    await commitTurn(this.deps, { turnId, user, batch, keyword, outcome, fence });
+    // What the user writes to the model in is their language from now on (the default for
+    // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
+    const written = answeredBy === 'orchestrator' ? detectLanguage(turn.text) : undefined;
+    await commitTurn(this.deps, { turnId: turn.turnId, user, batch: turn.batch, keyword: turn.keyword, outcome, fence, ...(written && written !== user.language ? { language: written } : {}) });
     logger.info(
       {
         event: 'turn_finished',
+        answeredBy,
         status: outcome.status,
         errorKind: outcome.errorKind,
         replied: Boolean(outcome.reply),
@@ -168,22 +179,23 @@ export class TurnRunner {
     );
   }
 
-  private async answer(
-    turnId: string,
-    userId: string,
-    channel: Channel,
-    batch: Message[],
-    signal: AbortSignal,
-    logger: Logger,
-  ): Promise<TurnOutcome> {
+  /** The orchestrator's answer; a pending clarification's plan is resumed with this message as the answer. */
+  private async answer(turn: IncomingTurn, signal: AbortSignal): Promise<TurnOutcome> {
+    const { user, batch, logger } = turn;
     try {
-      const context = await this.deps.assembler.assemble({
-        turnId,
-        userId,
-        channel,
-        messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
-      });
-      const onProgress = (text: string) => this.sendProgress(turnId, userId, channel, batch[batch.length - 1]!, text);
+      const resumed = await this.resumable(turn);
+      const [context, subject] = await Promise.all([
+        this.deps.assembler.assemble({
+          turnId: turn.turnId,
+          userId: user.id,
+          channel: turn.channel,
+          messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
+          ...(resumed ? { resume: resumed.plan } : {}),
+        }),
+        this.deps.subjects?.of(user.id, turn.latest),
+      ]);
+      if (subject) context.subject = subject;
+      const onProgress = (text: string) => this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;
@@ -198,15 +210,15 @@ export class TurnRunner {
         cacheWriteTokens: result.usage.cacheWriteTokens,
         costUsd: result.costUsd,
         models: result.usageByModel,
-        ...(result.confirmation ? { confirmation: result.confirmation } : {}),
+        ...(result.questions && result.questions.length > 0 ? { questions: result.questions } : {}),
+        ...(resumed ? { effects: [async (transaction) => void (await this.deps.questions.finish(resumed.id, { resumedBy: turn.latest.id }, transaction))] } : {}),
       };
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);
       // A bug, not an expected failure: still never leave the user in silence.
       logger.error({ error: describeError(error) }, 'turn crashed; apologising');
-      const user = await this.deps.users.getConfig(userId);
       return {
-        reply: fallbackReply('apology', user?.language ?? null, batch.map((message) => message.content).join(' ')),
+        reply: fallbackReply('apology', user.language, turn.text),
         status: 'failed',
         errorKind: blameOf(error),
         errorMessage: describeError(error),
@@ -215,6 +227,21 @@ export class TurnRunner {
         outputTokens: 0,
       };
     }
+  }
+
+  /**
+   * The plan a clarification asked from, when this message answers it within its lifetime:
+   * claimed (so a second answer cannot resume it too), and finished in the turn's commit.
+   */
+  private async resumable(turn: IncomingTurn): Promise<{ id: string; plan: ResumedPlan } | undefined> {
+    const clarification = (await turn.questions()).find((question) => question.kind === 'clarification' && (question.status === 'pending' || question.status === 'executing'));
+    if (!clarification) return undefined;
+    const claim = await this.deps.questions.claim(clarification.id, turn.batch.map((message) => message.id));
+    if (claim === 'taken') return undefined;
+    const payload = clarificationPayloadSchema.safeParse(clarification.payload);
+    if (!payload.success) return undefined;
+    turn.logger.info({ questionId: clarification.id, planId: payload.data.planId }, 'resuming the plan that asked a question');
+    return { id: clarification.id, plan: { ...payload.data, question: clarification.question } };
   }
 
   /**
@@ -236,7 +263,7 @@ export class TurnRunner {
     logger.info({ event: 'budget_spent', budget: state.kind === 'user_spent' ? 'user' : 'deployment', notified: notify }, 'no model call: daily budget spent');
     if (!notify) return withoutModel({ ignored: true });
     const say = budgetReplies(user.language);
-    return withoutModel({ reply: state.kind === 'user_spent' ? say.user : say.deployment });
+    return withoutModel({ reply: state.kind === 'user_spent' ? say.user : say.deployment, replyKind: 'notice' });
   }
 
   /** Confirms an erase to the number that asked: no row may hold it, so it is sent unrecorded. */
@@ -250,28 +277,17 @@ export class TurnRunner {
     logger.info({ event: 'user_erased', confirmation: sent }, 'user data erased; confirmed by text');
   }
 
-  /** Stages and delivers an "on it" message at once (this worker holds the user's lease). */
+  /** Stages and delivers an "on it" message at once (this worker holds the user's lease); it is part of the conversation too. */
   private async sendProgress(turnId: string, userId: string, channel: Channel, latest: Message, text: string): Promise<void> {
-    const { phone } = await this.deps.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } });
-    const staged = await this.deps.outbox.stage(this.deps.prisma, {
-      userId,
-      turnId,
-      kind: 'progress',
-      channel,
-      toAddress: addressFor(phone, channel),
-      fromAddress: latest.heraldAddress ?? undefined,
-      text,
+    const staged = await this.deps.prisma.$transaction(async (transaction) => {
+      const { phone } = await transaction.user.findUniqueOrThrow({ where: { id: userId }, select: { phone: true } });
+      const group = await this.deps.outbox.stage(transaction, { userId, turnId, kind: 'progress', channel, toAddress: addressFor(phone, channel), fromAddress: latest.heraldAddress ?? undefined, text });
+      await transaction.message.create({
+        data: { userId, role: 'assistant', kind: 'progress', content: text, channel, tokenCount: estimateTokens(text), turnId, outboundGroupId: group.groupId, createdAt: this.deps.clock.now() },
+      });
+      return group;
     });
     await this.deps.outbox.flushGroup(staged.groupId);
-  }
-
-  private async handleKeyword(userId: string, keyword: KeywordCommand, message: Message, language: string | null): Promise<TurnOutcome> {
-    if (keyword === 'stop') await this.deps.users.setOptedOut(userId, true);
-    if (keyword === 'start') await this.deps.users.setOptedOut(userId, false);
-    // Twilio's Advanced Opt-Out already answered this keyword on SMS; a second answer
-    // would be noise (and, after STOP, Twilio would refuse it with 21610).
-    if (message.optOutType) return withoutModel();
-    return withoutModel({ reply: keywordReply(keyword, language) });
   }
 }
 
@@ -282,10 +298,10 @@ function interruption(signal: AbortSignal, cause?: unknown): TurnInterrupted {
 }
 
 /**
- * The words that answer a confirmation. A quick burst of the same answer ("yes", "yes!")
- * is one answer; a burst that says more is an ordinary message.
+ * The words the answers read. A quick burst of the same answer ("yes", "yes!") is one
+ * answer; a burst that says more is an ordinary message.
  */
-function confirmationText(batch: Message[]): string {
+function answerText(batch: Message[]): string {
   const texts = batch.map((message) => message.content.trim()).filter(Boolean);
   const answers = new Set(texts.map((text) => confirmationAnswer(text) ?? text));
   return answers.size === 1 ? texts[0]! : texts.join('\n');

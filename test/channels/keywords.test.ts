@@ -5,16 +5,21 @@ import {
   OPT_IN_KEYWORDS,
   OPT_OUT_KEYWORDS,
   OPTED_OUT_ONLY_OPT_IN_KEYWORDS,
+  WHATSAPP_OPT_OUT_KEYWORDS,
 } from '../../src/channels/keywords.js';
 
 const subscribed = { optedOut: false };
 const optedOut = { optedOut: true };
 
 describe('keyword lists', () => {
-  it('lists Twilio’s opt-out words', () => {
+  it('lists Twilio’s opt-out words for SMS (and Hebrew הסר)', () => {
     expect([...OPT_OUT_KEYWORDS].sort()).toEqual(
-      ['CANCEL', 'END', 'OPT OUT', 'OPTOUT', 'QUIT', 'REVOKE', 'STOP', 'STOP ALL', 'STOPALL', 'UNSUBSCRIBE'].sort(),
+      ['CANCEL', 'END', 'OPT OUT', 'OPTOUT', 'QUIT', 'REVOKE', 'STOP', 'STOP ALL', 'STOPALL', 'UNSUBSCRIBE', 'הסר'].sort(),
     );
+  });
+
+  it('lists only the unambiguous opt-out words for WhatsApp', () => {
+    expect([...WHATSAPP_OPT_OUT_KEYWORDS].sort()).toEqual(['STOP', 'UNSUBSCRIBE', 'הסר'].sort());
   });
 
   it('lists the opt-in and help words', () => {
@@ -96,6 +101,17 @@ describe('detectKeyword', () => {
   ])('does not treat %j as a keyword', (body) => {
     expect(detectKeyword(body, subscribed)).toBeUndefined();
     expect(detectKeyword(body, optedOut)).toBeUndefined();
+  });
+
+  it('on WhatsApp, CANCEL, END and QUIT are ordinary words; STOP, UNSUBSCRIBE and הסר still opt out', () => {
+    const whatsapp = { optedOut: false, channel: 'whatsapp' as const };
+    for (const word of ['cancel', 'CANCEL', 'End.', 'quit', 'STOPALL', 'opt out', 'revoke']) expect(detectKeyword(word, whatsapp)).toBeUndefined();
+    for (const word of ['stop', 'Unsubscribe!', 'הסר']) expect(detectKeyword(word, whatsapp)).toBe('stop');
+    expect(detectKeyword('START', whatsapp)).toBe('start');
+    expect(detectKeyword('help', whatsapp)).toBe('help');
+    // Without a channel, the strictest rules (SMS's carrier words) apply.
+    expect(detectKeyword('cancel', subscribed)).toBe('stop');
+    expect(detectKeyword('cancel', { optedOut: false, channel: 'sms' })).toBe('stop');
   });
 
   it('does not match Hebrew text, including Hebrew for stop and help', () => {

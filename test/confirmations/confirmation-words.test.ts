@@ -6,12 +6,13 @@ describe('confirmationAnswer', () => {
     expect(confirmationAnswer(text)).toBe('yes');
   });
 
-  it.each(['no', 'NO', 'n', 'nope', 'No thanks.', "don't", 'לא', 'ביטול'])('"%s" is no', (text) => {
+  // CANCEL declines: on SMS it never gets here (a carrier opt-out word, caught first); on WhatsApp it is an ordinary word.
+  it.each(['no', 'NO', 'n', 'nope', 'No thanks.', "don't", 'לא', 'ביטול', 'cancel', 'בטל', 'non', 'nein', 'нет'])('"%s" is no', (text) => {
     expect(confirmationAnswer(text)).toBe('no');
   });
 
-  // Only the whole message answers; opt-out words stay opt-out words.
-  it.each(['yes, and add eggs', 'ok but later', 'not now', 'cancel', 'stop', 'yesterday', 'כן אבל מחר', ''])('"%s" is not an answer', (text) => {
+  // Only the whole message answers.
+  it.each(['yes, and add eggs', 'ok but later', 'not now', 'stop', 'yesterday', 'כן אבל מחר', ''])('"%s" is not an answer', (text) => {
     expect(confirmationAnswer(text)).toBeUndefined();
   });
 });

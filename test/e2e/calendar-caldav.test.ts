@@ -151,7 +151,7 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
     harness.anthropic.enqueue(plan('Delete the dentist appointment'), {
       toolCalls: [{ name: 'delete_calendar_event', input: { match: 'dentist' } }, { name: 'complete_step', input: { summary: 'Awaits confirmation', reply: 'Confirm and I will delete it.' } }],
     });
-    expect(await send('delete the dentist')).toContain(`Delete "Dentist" on ${date.toFormat('ccc d LLL')}, 3:00 PM? Reply YES to confirm.`);
+    expect(await send('delete the dentist')).toContain(`Delete "Dentist" on ${date.toFormat('ccc d LLL')}, 3:00 PM? Reply YES or NO.`);
     proxy.failNext(503);
     expect(await send('yes')).toBe("I couldn't do that: 127.0.0.1 (ana) had a server error (HTTP 503). Nothing was changed, and the connection is kept; try again later.");
     expect(await onServer(date)).toEqual(['Dentist']);
@@ -165,7 +165,7 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
     harness.anthropic.enqueue(plan(`Move the review to ${date.toISODate()} 14:00`), {
       toolCalls: [{ name: 'update_calendar_event', input: { match: 'review', start: date.set({ hour: 14 }).toFormat(LOCAL) } }, { name: 'complete_step', input: { summary: 'Awaits confirmation', reply: 'Confirm and I will move it.' } }],
     });
-    expect(await send('move the review to 2')).toContain(`Move "Review" from ${date.toFormat('ccc d LLL')}, 11:00 AM to ${date.toFormat('ccc d LLL')}, 2:00 PM? Reply YES to confirm.`);
+    expect(await send('move the review to 2')).toContain(`Move "Review" from ${date.toFormat('ccc d LLL')}, 11:00 AM to ${date.toFormat('ccc d LLL')}, 2:00 PM? Reply YES or NO.`);
     // Someone renames it on their phone meanwhile.
     await direct.updateEvent(created.id, { title: 'Review (room 4)' }, { scope: 'series', timezone: ZONE });
     expect(await send('yes')).toBe("I couldn't do that: That event was changed in 127.0.0.1 (ana) since I read it, so I changed nothing. Ask again to see it as it is now.");

@@ -44,7 +44,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
   const provider = async () => (await harness.herald.calendar.calendars.calendarOf(userId)).provider;
   const add = async (draft: Omit<EventDraft, 'timezone' | 'allDay'> & { allDay?: boolean }) => (await provider()).createEvent({ allDay: false, timezone: ZONE, ...draft });
   const titles = async () => (await harness.database.prisma.calendarEvent.findMany({ where: { userId }, orderBy: { startsAt: 'asc' } })).map((row) => row.title);
-  const confirmations = () => harness.database.prisma.pendingConfirmation.findMany({ where: { userId } });
+  const confirmations = () => harness.database.prisma.pendingQuestion.findMany({ where: { userId } });
 
   async function send(body: string): Promise<string> {
     const reply = await harness.exchange(phone, body);
@@ -76,6 +76,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
       'update_calendar_event',
       'delete_calendar_event',
       'find_free_time',
+      'change_calendar_events',
       'connect_calendar',
       'disconnect_calendar',
       'calendar_feed',
@@ -115,12 +116,12 @@ describe('calendar through the webhook (built-in calendar)', () => {
       ],
     });
     const question = `Delete "Dentist" on ${day.toFormat('ccc d LLL')}, 3:00 PM?`;
-    expect(await send('cancel the dentist')).toBe(`I can remove the dentist appointment once you confirm.\n\n${question} Reply YES to confirm.`);
+    expect(await send('cancel the dentist')).toBe(`I can remove the dentist appointment once you confirm.\n\n${question} Reply YES or NO.`);
     expect(await titles()).toEqual(['Dentist']);
     // The held call names the event by id and version, not by the words that found it.
     const [pending] = await confirmations();
-    expect(pending!.actions).toMatchObject([{ agent: 'calendar-agent', tool: 'delete_calendar_event', input: { eventId: expect.any(String), version: '0' } }]);
-    expect((pending!.actions as Array<{ input: Record<string, unknown> }>)[0]!.input).not.toHaveProperty('match');
+    expect(pending!.payload).toMatchObject({ actions: [{ agent: 'calendar-agent', tool: 'delete_calendar_event', input: { eventId: expect.any(String), version: '0' } }] });
+    expect(((pending!.payload as { actions: unknown[] }).actions as Array<{ input: Record<string, unknown> }>)[0]!.input).not.toHaveProperty('match');
 
     expect(await send('YES')).toBe(`Deleted "Dentist" on ${day.toFormat('ccc d LLL')}, 3:00 PM.`);
     expect(harness.anthropic.requests).toHaveLength(2);
@@ -129,25 +130,35 @@ describe('calendar through the webhook (built-in calendar)', () => {
     expect(turn.modelCalls).toBe(0);
   });
 
-  it('"cancel my meeting" with two meetings: one question naming both, nothing deleted or held; three model calls', async () => {
+  it('"cancel my meeting" with two meetings: Herald numbers both, nothing deleted; "2" asks YES for that one (no model), and YES deletes only it', async () => {
     const day = now().plus({ days: 2 }).startOf('day');
     await add({ title: 'Team meeting', start: day.set({ hour: 10 }).toFormat(LOCAL), end: day.set({ hour: 11 }).toFormat(LOCAL) });
     await add({ title: 'Meeting with Sam', start: day.plus({ days: 1 }).set({ hour: 14 }).toFormat(LOCAL), end: day.plus({ days: 1 }).set({ hour: 15 }).toFormat(LOCAL) });
-    const question = `Which meeting should I cancel: Team meeting (${day.toFormat('ccc')} 10 AM) or Meeting with Sam (${day.plus({ days: 1 }).toFormat('ccc')} 2 PM)?`;
     harness.anthropic.enqueue(
       plan('Cancel the user\'s meeting'),
       { toolCalls: [{ name: 'delete_calendar_event', input: { match: 'meeting' } }] },
       checked((request) => {
         const [result] = toolResults(request);
         expect(result!.isError).toBe(true);
-        expect(result!.content).toMatch(/^2 events match "meeting": 1\) "Team meeting" .*2\) "Meeting with Sam" .*Nothing was changed; ask the user which one/);
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two meetings match', needsClarification: true, question } }] };
+        expect(result!.content).toMatch(/^2 events match "meeting": 1\) "Team meeting" .*2\) "Meeting with Sam" .*Nothing was changed; Herald asks the user which one/);
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two meetings match', needsClarification: true, question: 'Which meeting?' } }] };
       }),
     );
-    expect(await send('cancel my meeting')).toBe(question);
+    // (SMS carries the en dash of the time range as a plain hyphen.)
+    const team = plainSmsPunctuation(`Team meeting, ${day.toFormat('ccc d LLL')}, 10:00 AM–11:00 AM`);
+    const sam = plainSmsPunctuation(`Meeting with Sam, ${day.plus({ days: 1 }).toFormat('ccc d LLL')}, 2:00 PM–3:00 PM`);
+    expect(await send('cancel my meeting')).toBe(`Which one?\n1) ${team}\n2) ${sam}\nReply with its number, or NO to leave it.`);
     expect(harness.anthropic.requests).toHaveLength(3);
     expect(await titles()).toEqual(['Team meeting', 'Meeting with Sam']);
-    expect(await confirmations()).toEqual([]);
+    expect(await confirmations()).toMatchObject([{ kind: 'choice', status: 'pending' }]);
+
+    // A choice that leads to a delete still asks YES, about exactly that event.
+    const question = `Delete "Meeting with Sam" on ${day.plus({ days: 1 }).toFormat('ccc d LLL')}, 2:00 PM?`;
+    expect(await send('2')).toBe(`${question} Reply YES or NO.`);
+    expect(await titles()).toEqual(['Team meeting', 'Meeting with Sam']);
+    expect(await send('yes')).toBe(`Deleted "Meeting with Sam" on ${day.plus({ days: 1 }).toFormat('ccc d LLL')}, 2:00 PM.`);
+    expect(await titles()).toEqual(['Team meeting']);
+    expect(harness.anthropic.requests).toHaveLength(3);
   });
 
   it('a local time that does not exist (the clocks jump forward) is refused and asked about; nothing saved', async () => {
@@ -274,7 +285,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
         { name: 'complete_step', input: { summary: 'Awaits confirmation', reply: 'Say yes and I will move that one.' } },
       ],
     });
-    expect(await send('move choir on the 2nd Tuesday to 7')).toBe(`Say yes and I will move that one.\n\nMove "Choir" from ${second.toFormat('ccc d LLL')}, 6:00 PM to ${second.toFormat('ccc d LLL')}, 7:00 PM? Reply YES to confirm.`);
+    expect(await send('move choir on the 2nd Tuesday to 7')).toBe(`Say yes and I will move that one.\n\nMove "Choir" from ${second.toFormat('ccc d LLL')}, 6:00 PM to ${second.toFormat('ccc d LLL')}, 7:00 PM? Reply YES or NO.`);
     expect(await send('yes')).toBe(`Moved "Choir" to ${second.toFormat('ccc d LLL')}, 7:00 PM.`);
     const listed = await (await provider()).listEvents({ from: tuesday.toJSDate(), to: tuesday.plus({ weeks: 3 }).toJSDate() }, ZONE);
     expect(listed.map((event) => [event.start, event.end])).toEqual([

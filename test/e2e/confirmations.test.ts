@@ -12,7 +12,7 @@ import { createUser } from '../reminders/support.js';
  * lifetime is told it came too late.
  */
 
-const QUESTION = 'Delete the "packing" list and its 2 items? Reply YES to confirm.';
+const QUESTION = 'Delete the "packing" list and its 2 items? Reply YES or NO.';
 
 function deletePackingTurns(): ScriptedAnthropicResponse[] {
   return [
@@ -55,14 +55,14 @@ describe('confirmations through the webhook', () => {
     return replies[before]!.body ?? '';
   }
   const listNames = async () => (await harness.database.prisma.list.findMany({ where: { userId } })).map((list) => list.name);
-  const confirmations = () => harness.database.prisma.pendingConfirmation.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
+  const confirmations = () => harness.database.prisma.pendingQuestion.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
 
   it('asks before deleting a list with items; YES deletes it without a model call', async () => {
     harness.anthropic.enqueue(...deletePackingTurns());
     expect(await send('delete my packing list')).toBe(`Your packing list will go once you confirm.\n\n${QUESTION}`);
     expect(await listNames()).toEqual(['packing']);
     const [pending] = await confirmations();
-    expect(pending).toMatchObject({ status: 'pending', question: 'Delete the "packing" list and its 2 items?', actions: [{ agent: 'list-agent', tool: 'delete_list', input: { name: 'packing' } }] });
+    expect(pending).toMatchObject({ status: 'pending', question: 'Delete the "packing" list and its 2 items?', payload: { actions: [{ agent: 'list-agent', tool: 'delete_list', input: { name: 'packing' } }] } });
     expect(pending!.expiresAt.getTime() - clock.now().getTime()).toBe(harness.config.limits.confirmationTtlMs);
 
     expect(await send('YES')).toBe('Deleted the "packing" list.');
@@ -73,11 +73,17 @@ describe('confirmations through the webhook', () => {
     expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 0 });
   });
 
-  // Not "cancel": that is a Twilio opt-out word (it unsubscribes, as carriers require).
-  it.each(['no', 'No.', 'nope', 'לא'])('"%s" cancels, without a model call', async (answer) => {
+  // Not "cancel" on SMS: that is a carrier opt-out word (it unsubscribes, as carriers require).
+  // Herald's own words follow the language the answer is written in.
+  it.each([
+    ['no', "OK, I won't do that."],
+    ['No.', "OK, I won't do that."],
+    ['nope', "OK, I won't do that."],
+    ['לא', 'בסדר, לא אעשה את זה.'],
+  ])('"%s" cancels, without a model call', async (answer, reply) => {
     harness.anthropic.enqueue(...deletePackingTurns());
     await send('delete my packing list');
-    expect(await send(answer)).toBe("OK, I won't do that.");
+    expect(await send(answer)).toBe(reply);
     expect(harness.anthropic.requests).toHaveLength(2);
     expect(await listNames()).toEqual(['packing']);
     expect(await confirmations()).toMatchObject([{ status: 'cancelled' }]);
@@ -102,7 +108,7 @@ describe('confirmations through the webhook', () => {
   it('answers a Hebrew speaker in Hebrew', async () => {
     await harness.database.prisma.user.update({ where: { id: userId }, data: { language: 'he' } });
     harness.anthropic.enqueue(...deletePackingTurns());
-    expect(await send('תמחק את רשימת האריזה')).toContain('השיבו כן לאישור.');
+    expect(await send('תמחק את רשימת האריזה')).toContain('השיבו כן או לא.');
     expect(await send('לא')).toBe('בסדר, לא אעשה את זה.');
   });
 

@@ -121,7 +121,7 @@ describe('MY DATA and DELETE MY DATA', () => {
 
     // In Hebrew too, answered in Hebrew.
     const hebrew = await harness.exchange(phone, 'הנתונים שלי');
-    expect(hebrew).toMatch(/^כל מה ש-Herald שומר עליך: https:\/\/herald\.test\/p\//);
+    expect(hebrew).toMatch(/^כל מה ש-Herald שומר עליכם: https:\/\/herald\.test\/p\//);
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 
@@ -180,7 +180,7 @@ describe('MY DATA and DELETE MY DATA', () => {
 
     await harness.exchange(phone, 'DELETE MY DATA');
     // The question lapses: a later YES is too late.
-    await harness.database.prisma.pendingConfirmation.updateMany({ where: { userId: user.id, status: 'pending' }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await harness.database.prisma.pendingQuestion.updateMany({ where: { userId: user.id, status: 'pending' }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await harness.exchange(phone, 'YES')).toMatch(/waited more than 5 minutes/);
     expect((await rowsOfUser(harness, user.id)).Fact).toBe(1);
     expect(harness.anthropic.requests).toHaveLength(0);

@@ -125,7 +125,7 @@ describe('Gmail through the webhook (the official client against the fake Google
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Reply drafted, awaiting YES', reply: 'Here is the reply to Dana.' } }] };
       }),
     );
-    expect(await send("reply to Dana that I'll be late")).toBe('Here is the reply to Dana.\n\nSend this email to Dana Levi (dana@example.com)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna" Reply YES to confirm.');
+    expect(await send("reply to Dana that I'll be late")).toBe('Here is the reply to Dana.\n\nSend this email to Dana Levi (dana@example.com)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna"\nReply YES or NO.');
     expect(harness.anthropic.requests).toHaveLength(4);
     expect(google.gmail.sentRecords).toHaveLength(sentBefore);
 
@@ -163,7 +163,7 @@ describe('Gmail through the webhook (the official client against the fake Google
     );
     const sentBefore = google.gmail.sentRecords.length;
     await send('summarise my unread email');
-    expect(await harness.database.prisma.pendingConfirmation.count({ where: { userId } })).toBe(0);
+    expect(await harness.database.prisma.pendingQuestion.count({ where: { userId } })).toBe(0);
     expect(google.gmail.sentRecords).toHaveLength(sentBefore);
     expect(google.gmail.messages(email, 'SENT')).toEqual([]);
   });

@@ -70,7 +70,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
     return reply;
   }
   const deliver = async (user: string, mail: Parameters<typeof rawMail>[0], seen = false) => dovecot.deliver(user, { raw: await rawMail(mail), internalDate: mail.date, seen });
-  const confirmations = () => harness.database.prisma.pendingConfirmation.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
+  const confirmations = () => harness.database.prisma.pendingQuestion.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
 
   it('"any email from Dana today?": one search in the user\'s zone, results fenced as untrusted data, three model calls', async () => {
     await deliver(mailbox, { from: { name: 'Dana Levi', address: 'dana@herald.test' }, to: `${mailbox}@herald.test`, subject: 'Trip dates', text: 'Can we do the 14th to the 20th?', date: at('2026-11-23T13:30:00Z') });
@@ -144,7 +144,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       }),
     );
     const question = 'Send this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna"';
-    expect(await send("reply to Dana that I'll be late")).toBe(`Here is the reply to Dana.\n\n${question} Reply YES to confirm.`);
+    expect(await send("reply to Dana that I'll be late")).toBe(`Here is the reply to Dana.\n\n${question}\nReply YES or NO.`);
     expect(harness.anthropic.requests).toHaveLength(4);
     expect(smtp.received).toHaveLength(0);
 
@@ -154,7 +154,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       { toolCalls: [{ name: 'send_email', input: { replyTo: danaId, body: "Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna" } }] },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'New draft awaiting YES', reply: 'Updated.' } }] },
     );
-    expect(await send("add that I'll bring wine")).toBe(`Updated.\n\nSend this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna" Reply YES to confirm.`);
+    expect(await send("add that I'll bring wine")).toBe(`Updated.\n\nSend this email to Dana Levi (dana@herald.test)?\nSubject: Re: Dinner\n"Hi Dana,\nI'll be late tonight, sorry! I'll bring wine.\nAna"\nReply YES or NO.`);
     expect((await confirmations()).map((row) => row.status)).toEqual(['cancelled', 'pending']);
 
     const requests = harness.anthropic.requests.length;
@@ -180,7 +180,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       { toolCalls: [{ name: 'send_email', input: { to: ['dana@herald.test'], subject: 'Tonight', body: 'See you at 8!' } }] },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'Draft awaiting YES', reply: 'Ready to send.' } }] },
     );
-    expect(await send('email dana@herald.test: see you at 8')).toBe('Ready to send.\n\nSend this email to dana@herald.test?\nSubject: Tonight\n"See you at 8!" Reply YES to confirm.');
+    expect(await send('email dana@herald.test: see you at 8')).toBe('Ready to send.\n\nSend this email to dana@herald.test?\nSubject: Tonight\n"See you at 8!"\nReply YES or NO.');
     clock.advance(harness.config.limits.confirmationTtlMs + 1);
     expect(await send('YES')).toBe("That request waited more than 5 minutes, so I didn't do it. Ask again if you still want it.");
     expect(smtp.received.filter((mail) => mail.user === mailbox)).toEqual([]);
@@ -259,7 +259,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
     );
     const reply = await send('read my latest email');
     expect(reply).toContain('Send this email to x@evil.example?');
-    expect(reply).toMatch(/Reply YES to confirm\.$/);
+    expect(reply).toMatch(/Reply YES or NO\.$/);
     expect(smtp.received.filter((mail) => mail.user === mailbox)).toEqual([]);
     harness.anthropic.enqueue({ text: 'OK.' });
     await send('what? no');

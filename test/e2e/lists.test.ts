@@ -79,7 +79,7 @@ describe('lists through the webhook', () => {
     });
     expect(await send('start a shopping list with milk, eggs and bread')).toBe('Your shopping list: milk, eggs, bread.');
     expect(harness.anthropic.requests).toHaveLength(2);
-    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_list', 'add_list_items', 'get_lists', 'check_list_items', 'remove_list_items', 'delete_list', 'complete_step']);
+    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_list', 'add_list_items', 'get_lists', 'check_list_items', 'remove_list_items', 'delete_list', 'change_list_items', 'complete_step']);
     expect(await contents()).toEqual({ shopping: ['milk', 'eggs', 'bread'] });
     expect((await steps()).turn.modelCalls).toBe(2);
   });
@@ -97,22 +97,25 @@ describe('lists through the webhook', () => {
     expect(await contents()).toEqual({ groceries: ['milk', 'butter'] });
   });
 
-  it('"add milk" with several lists: the agent asks which, nothing is added; three model calls', async () => {
+  it('"add milk" with several lists: Herald asks which, numbered, nothing is added; "packing" adds it there with no model call', async () => {
     await lists().createList(userId, 'shopping');
     await lists().createList(userId, 'packing');
-    const question = 'Which list should I add milk to: shopping or packing?';
     harness.anthropic.enqueue(
       plan('Add milk to the user\'s list'),
       { toolCalls: [{ name: 'add_list_items', input: { items: ['milk'] } }] },
       checked((request) => {
         const [result] = toolResults(request);
-        expect(result).toEqual({ isError: true, content: 'The user has several lists (shopping, packing). Nothing was changed; ask which one.' });
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Several lists', needsClarification: true, question } }] };
+        expect(result).toEqual({ isError: true, content: 'The user has several lists (shopping, packing). Nothing was changed; Herald asks the user which one (complete with needsClarification).' });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Several lists', needsClarification: true, question: 'Which list?' } }] };
       }),
     );
-    expect(await send('add milk')).toBe(question);
+    expect(await send('add milk')).toBe('Which one?\n1) shopping\n2) packing\nReply with its number, or NO to leave it.');
     expect(harness.anthropic.requests).toHaveLength(3);
     expect(await contents()).toEqual({ shopping: [], packing: [] });
+    expect((await harness.inbound({ from: phone, body: 'packing' })).statusCode).toBe(200);
+    expect((await harness.repliesTo(phone, 2))[1]!.body).toBe('Done: packing.');
+    expect(harness.anthropic.requests).toHaveLength(3);
+    expect(await contents()).toEqual({ shopping: [], packing: ['milk'] });
   });
 
   it('checks an item off: two model calls', async () => {

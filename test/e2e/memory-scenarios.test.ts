@@ -248,12 +248,18 @@ describe('memory through the orchestrator, end to end', () => {
     expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 2 });
   });
 
-  it('the answer starts a fresh plan whose planner sees the question in the history (2 calls)', async () => {
+  it('the answer (within 5 minutes) resumes the plan that asked: its planner sees the question and the earlier request (2 calls)', async () => {
     const previousPlan = (await latestTurn()).planRun.id;
     harness.anthropic.enqueue(
       checked((request) => {
         const messages = shownMessages(request);
-        expect(messages.at(-1)).toEqual({ role: 'user', content: "my brother Sam's, May 3" });
+        const last = messages.at(-1)!;
+        expect(last.role).toBe('user');
+        const blocks = last.content as Array<{ type: string; text: string }>;
+        expect(blocks[0]).toEqual({ type: 'text', text: "my brother Sam's, May 3" });
+        expect(blocks[1]!.text).toContain('<resuming>');
+        expect(blocks[1]!.text).toContain(`Herald asked: ${question}`);
+        expect(blocks[1]!.text).toContain('Earlier request: remember his birthday');
         expect(messages.at(-2)).toEqual({ role: 'assistant', content: question });
         expect(messages.at(-3)).toEqual({ role: 'user', content: 'remember his birthday' });
         expect(request.toolNames()).toContain('create_plan');

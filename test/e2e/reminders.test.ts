@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
+import { formatLocal } from '../../src/reminders/reminder-schedule.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
@@ -82,7 +83,7 @@ describe('reminders through the webhook', () => {
     });
     expect(await send('remind me to call mom in 4 seconds')).toBe("OK, I'll remind you to call mom.");
     expect(harness.anthropic.requests).toHaveLength(2);
-    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_scheduled_job', 'get_scheduled_jobs', 'update_scheduled_job', 'delete_scheduled_job', 'complete_step']);
+    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_scheduled_job', 'get_scheduled_jobs', 'update_scheduled_job', 'delete_scheduled_job', 'cancel_scheduled_jobs', 'complete_step']);
     const dueAt = new Date(due.startOf('second').toMillis());
     const [reminder] = await reminderRows();
     // Stored as given, but whole minutes without their ":00" (a due time on the minute happens).
@@ -183,35 +184,31 @@ describe('reminders through the webhook', () => {
     expect(await harness.herald.reminderDelivery.deliver({ reminderId: dentist.id, dueAt: tomorrow.toJSDate().toISOString() })).toEqual({ kind: 'stale' });
   });
 
-  it('two reminders match: the user gets exactly the clarifying question, nothing changes; the answer then cancels the one meant', async () => {
+  it('two reminders match: Herald numbers them in its own question, nothing changes; "the plumber one" cancels that one with no model call', async () => {
     const tomorrow = now().plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 });
     await existing('Call mom', tomorrow.plus({ hours: 9 }));
     await existing('Call the plumber', tomorrow);
-    const question = 'Which one should I cancel: "Call the plumber" or "Call mom"?';
     harness.anthropic.enqueue(
       plan('Cancel the "call" reminder'),
       { toolCalls: [{ name: 'delete_scheduled_job', input: { match: 'call' } }] },
       checked((request) => {
         const [result] = toolResults(request);
         expect(result?.isError).toBe(true);
-        expect(result?.content).toMatch(/^2 reminders match "call": 1\) "Call the plumber" .*2\) "Call mom" .*Nothing was changed; ask the user which one to cancel\.$/);
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two reminders match "call"', needsClarification: true, question } }] };
+        expect(result?.content).toMatch(/^2 reminders match "call": 1\) "Call the plumber" .*2\) "Call mom" .*Nothing was changed; Herald asks the user which one to cancel/);
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two reminders match "call"', needsClarification: true, question: 'Which one, the plumber or mom?' } }] };
       }),
     );
-    expect(await send('cancel the call reminder')).toBe(question);
+    const plumber = `Call the plumber, ${formatLocal(tomorrow.toJSDate(), ZONE)}`;
+    const mom = `Call mom, ${formatLocal(tomorrow.plus({ hours: 9 }).toJSDate(), ZONE)}`;
+    // Herald's own words, numbered, instead of the agent's question.
+    expect(await send('cancel the call reminder')).toBe(`Which one?\n1) ${plumber}\n2) ${mom}\nReply with its number, or NO to leave it.`);
     expect(harness.anthropic.requests).toHaveLength(3);
     expect(harness.twilio.messages).toHaveLength(1);
     expect((await reminderRows()).map((row) => row.status)).toEqual(['active', 'active']);
     expect((await latestTurn()).plans[0]!.status).toBe('needs_clarification');
 
-    harness.anthropic.enqueue(plan('Cancel the "Call the plumber" reminder'), {
-      toolCalls: [
-        { name: 'delete_scheduled_job', input: { match: 'plumber' } },
-        { name: 'complete_step', input: { summary: 'Cancelled', reply: 'Cancelled "Call the plumber".', deleted: [{ description: 'Call the plumber' }] } },
-      ],
-    });
-    expect(await send('the plumber one')).toBe('Cancelled "Call the plumber".');
-    expect(harness.anthropic.requests).toHaveLength(5);
+    expect(await send('the plumber one')).toBe(`Done: ${plumber}.`);
+    expect(harness.anthropic.requests).toHaveLength(3);
     expect((await reminderRows()).map((row) => [row.text, row.status])).toEqual([
       ['Call mom', 'active'],
       ['Call the plumber', 'cancelled'],

@@ -68,7 +68,8 @@ describe('ListService', () => {
     await lists.createList(userId, 'shopping');
     await lists.createList(userId, 'packing');
     const several = await lists.addItems(userId, undefined, ['milk']);
-    expect(several).toEqual({ ok: false, error: 'The user has several lists (shopping, packing). Nothing was changed; ask which one.' });
+    // The lists come with it: Herald asks the user which, numbered.
+    expect(several).toEqual({ ok: false, lists: ['shopping', 'packing'], error: 'The user has several lists (shopping, packing). Nothing was changed; Herald asks the user which one (complete with needsClarification).' });
     expect(await database.prisma.listItem.count({ where: { list: { userId } } })).toBe(0);
   });
 

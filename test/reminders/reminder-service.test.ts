@@ -241,7 +241,7 @@ describe('ReminderService', () => {
     });
   });
 
-  it('two matches: the error lists both, asks which, and nothing changes', async () => {
+  it('two matches: the error lists both, they come back as the candidates Herald asks about, and nothing changes', async () => {
     await reminders().create(userId, zone, { text: 'Call mom', at: '2026-03-05T18:00' });
     await reminders().create(userId, zone, { text: 'Call the plumber', at: '2026-03-04T09:00' });
     const before = await rows();
@@ -249,7 +249,8 @@ describe('ReminderService', () => {
       const result = await attempt;
       expect(result.ok).toBe(false);
       if (result.ok) continue;
-      expect(result.error).toMatch(/^2 reminders match "call": 1\) "Call the plumber" \(Wed, Mar 4, 9:00 AM, id [0-9a-f-]{36}\); 2\) "Call mom" \(Thu, Mar 5, 6:00 PM, id [0-9a-f-]{36}\)\. Nothing was changed; ask the user which one to (cancel|change)\.$/);
+      expect(result.error).toMatch(/^2 reminders match "call": 1\) "Call the plumber" \(Wed, Mar 4, 9:00 AM, id [0-9a-f-]{36}\); 2\) "Call mom" \(Thu, Mar 5, 6:00 PM, id [0-9a-f-]{36}\)\. Nothing was changed; Herald asks the user which one to (cancel|change) \(complete with needsClarification\)\.$/);
+      expect(result.candidates?.map((candidate) => candidate.text)).toEqual(['Call the plumber', 'Call mom']);
     }
     expect(await rows()).toEqual(before);
     expect(await reminderJobs(harness.database)).toHaveLength(2);

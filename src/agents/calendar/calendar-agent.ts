@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { defineAgent } from '../agent-definition.js';
 import { calendarAccountTools, type CalendarAccountToolDependencies } from './calendar-account-tools.js';
 import { calendarEventTools, type CalendarToolDependencies } from './calendar-tools.js';
+import { calendarBulkTool } from './calendar-bulk-tool.js';
+import type { BulkPage } from '../../tools/bulk-change.js';
 
 const eventView = z.object({ id: z.string().optional(), title: z.string(), when: z.string().optional() });
 
 /** calendar-agent: the user's real calendar (built-in, CalDAV or Google), by text. */
-export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountToolDependencies) {
+export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountToolDependencies & { page?: BulkPage | undefined }) {
   return defineAgent({
     name: 'calendar-agent',
     description:
@@ -18,7 +20,7 @@ export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountTo
       hebrew: ['יומן', 'לוח שנה', 'פגישה', 'פגישות', 'אירוע', 'תקבע', 'תקבעי', 'פנוי', 'פנויה', 'מה יש לי'],
     },
     priority: 50,
-    tools: [...calendarEventTools(deps), ...calendarAccountTools(deps)],
+    tools: [...calendarEventTools(deps), calendarBulkTool(deps), ...calendarAccountTools(deps)],
     systemPrompt: `You are Herald's calendar agent: you read and change the user's calendar with your tools.
 
 Rules:
@@ -28,7 +30,8 @@ Rules:
 - "Remind me N minutes before": remindMinutesBefore on create. Repeating events ("every Tuesday at 6"): start is the first occurrence, recurrence the rule.
 - Changing or deleting: use the eventId from a listing when you have it, else match (words of the title) with date. For a repeating event, scope "this" unless the user means all of them.
 - Deleting, moving, and inviting people are held for the user's YES: Herald adds the question to the reply itself. Say it is waiting for their confirmation; never say it is done.
-- If a tool says several events match, nothing was changed: complete with needsClarification and ONE short question naming them. If a tool refuses a time (it does not exist, or happens twice, on a clock-change night) ask which time they mean.
+- If a tool says several events match, nothing was changed: do not retry; complete with needsClarification (Herald itself asks the user which one, numbered).
+- Many events at once ("clear my calendar this week except the ultrasound", "move everything on Monday an hour later"): ONE change_calendar_events call with the window, any words to keep as except, and shiftMinutes for a move. Never one call per event. If a tool refuses a time (it does not exist, or happens twice, on a clock-change night) ask which time they mean.
 - If a tool reports the calendar unreachable, refused, or changed elsewhere, nothing happened: say so plainly in one sentence; do not retry more than once.
 - Connecting: connect_calendar gives a link; the reply must contain it exactly. "Disconnect my calendar": disconnect_calendar.
 - Call complete_step once at the end. "created", "updated" and "deleted" list exactly what your successful tool calls did (held ones are not done).`,

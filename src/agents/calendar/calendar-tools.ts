@@ -5,7 +5,7 @@ import type { CalendarService, UserCalendar } from '../../calendar/calendar-serv
 import { findEvent, type LookupResult } from '../../calendar/event-lookup.js';
 import type { EventReminders } from '../../calendar/event-reminders.js';
 import { describeWhen } from '../../calendar/event-time.js';
-import { eventListing, eventView } from '../../calendar/event-view.js';
+import { describeEventTime, eventListing, eventView } from '../../calendar/event-view.js';
 import { freeSlots } from '../../calendar/free-time.js';
 import { recurrenceSchema, toRrule } from '../../reminders/reminder-schedule.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
@@ -38,6 +38,15 @@ async function lookUp(calendar: UserCalendar, input: TargetInput, context: ToolC
 /** The exact event a confirmed call acts on: its id and version replace the words that found it. */
 function pinned<Input extends TargetInput & { version?: string | undefined }>(input: Input, event: CalendarEvent): Input {
   return { ...input, eventId: event.id, match: undefined, date: undefined, version: event.version ?? input.version };
+}
+
+/**
+ * A failed lookup as the model reads it: several events become Herald's own numbered
+ * "Which one?", each candidate this call pinned to that event (id and version).
+ */
+function lookupError<Input extends TargetInput & { version?: string | undefined }>(found: Extract<LookupResult, { ok: false }>, input: Input) {
+  const choice = found.candidates?.length ? { candidates: found.candidates.map((event) => ({ label: `${event.title}, ${describeEventTime(event)}`, input: pinned(input, event) })) } : undefined;
+  return toolError(found.error, { choice, gone: found.gone });
 }
 
 /** calendar-agent's event tools (names are part of the contract). */
@@ -185,7 +194,7 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
       run: async (input, context) => {
         const calendar = await calendars.calendarOf(context.userId);
         const found = await lookUp(calendar, input, context);
-        if (!found.ok) return toolError(found.error);
+        if (!found.ok) return lookupError(found, input);
         if (!context.confirmed && needsYes(input, found.event)) return toolError('Moving an event or inviting people needs the user\'s confirmation, and the event could not be confirmed. Nothing was changed.');
         const built = changesOf(input, found.event, context.timezone);
         if (!built.ok) return toolError(built.error);
@@ -212,7 +221,7 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
       run: async (input, context) => {
         const calendar = await calendars.calendarOf(context.userId);
         const found = await lookUp(calendar, input, context);
-        if (!found.ok) return toolError(found.error);
+        if (!found.ok) return lookupError(found, input);
         if (!context.confirmed) return toolError('Deleting needs the user\'s confirmation, and the event could not be confirmed. Nothing was deleted.');
         const series = input.scope === 'all' || !found.event.recurrence;
         await calendar.provider.deleteEvent(found.event.id, { scope: series ? 'series' : 'occurrence', version: input.version, timezone: context.timezone });

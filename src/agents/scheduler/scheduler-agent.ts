@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { ReminderService } from '../../reminders/reminder-service.js';
 import { defineAgent } from '../agent-definition.js';
 import { schedulerTools } from './scheduler-tools.js';
+import type { BulkPage } from '../../tools/bulk-change.js';
 
 const reminderView = z.object({ id: z.string(), text: z.string(), next: z.string().nullable().optional(), repeats: z.string().nullable().optional() });
 
 /** scheduler-agent: creates and manages reminders, one-off and recurring. */
-export function schedulerAgent(reminders: ReminderService) {
+export function schedulerAgent(reminders: ReminderService, page?: BulkPage) {
   return defineAgent({
     name: 'scheduler-agent',
     description:
@@ -18,14 +19,16 @@ export function schedulerAgent(reminders: ReminderService) {
       hebrew: ['תזכיר לי', 'תזכירי לי', 'תזכורת', 'תזכורות', 'כל יום', 'כל בוקר', 'כל שבוע', 'אל תיתן לי לשכוח'],
     },
     priority: 60,
-    tools: schedulerTools(reminders),
+    tools: schedulerTools(reminders, page),
     systemPrompt: `You are Herald's scheduler agent: you manage the user's reminders with your tools.
 
 Rules:
 - Times you pass are LOCAL wall-clock times in the user's time zone (see <user_config>), like 2026-03-02T09:00. Your task normally gives resolved dates; use <current_time> only for what is left ("in 20 minutes").
 - Reminder text is short and says what to do ("Call mom"), not "remind me to".
 - Repeating reminders: set "at" to the first occurrence and fill "recurrence" (weekdays = MO..FR; every other week = interval 2).
-- To change or cancel a reminder by description, pass its words as "match" (or the id if you have it). If the tool says several match, do not guess: complete with needsClarification and one short question listing them.
+- To change or cancel a reminder by description, pass its words as "match" (or the id if you have it). If the tool says several match (or perhaps meant another), do not guess and do not retry: complete with needsClarification; Herald itself asks the user which one, numbered.
+- Several reminders at once ("cancel all my gym reminders", "cancel all my reminders"): ONE cancel_scheduled_jobs call (match, or all); it is held for the user's YES, which Herald asks.
+- "The reminder just delivered" or "it" with a reminder id in the task: use that reminderId.
 - If a tool refuses (time already past, a time that does not exist or happens twice because of a clock change, text too long, no match), nothing was saved: complete with needsClarification and ask the user the one question that resolves it, in plain words.
 - If the task is unclear about the time ("sometime"), do not invent one: ask.
 - Listing: when there are no reminders, set isEmpty true.

@@ -45,7 +45,40 @@ Rules:
    comparison, more than about 8 items) becomes a page: the steps that gather the data first, then
    one ui-agent step (dependsOn them) that makes the page. A list shown as a checklist needs only its
    name. The reply is then one short line and the page's link.
+8. Set "language" to the language of the user's latest message (in English: "Spanish", "Hebrew").
+   Every reply and question is written in it, whatever language was used before.
+9. When <conversation_subject> names a reminder, "it", "that" and "the reminder" mean that one: put its
+   reminder id in the scheduler-agent task.
+10. Changing or deleting many things at once ("clear my calendar this week except the ultrasound",
+   "cancel all my gym reminders", "remove everything checked"): ONE step; the agent has a tool that
+   does it in one call and one confirmation.
 </planning>`;
+}
+
+/**
+ * The request that resumes a plan after the user answered its question: what ran already
+ * (kept, never run again), what was asked, and the answer (the user's message above).
+ */
+export function resumingRequest(state: {
+  request: string;
+  question: string;
+  goal: string;
+  completed: Array<{ stepId: string; agent: string; task: string; summary: string }>;
+  stepsLeft: number;
+}): string {
+  const completed = state.completed.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="completed">${escapeXml(step.task)}\n    Result: ${escapeXml(step.summary)}</step>`);
+  return `<resuming>
+The message above answers a question Herald asked while carrying out an earlier request.
+Earlier request: ${escapeXml(state.request)}
+Goal: ${escapeXml(state.goal)}
+Herald asked: ${escapeXml(state.question)}
+<plan_state>
+${completed.join('\n') || '  (no steps finished)'}
+</plan_state>
+Completed steps already happened and must not be repeated. Call create_plan with only the NEW steps still
+needed, using the answer (at most ${state.stepsLeft}). If the message is not an answer but something else,
+plan or answer that instead.
+</resuming>`;
 }
 
 /** The replanning request: what happened so far and what is needed now (seed 000 "Replan Process"). */

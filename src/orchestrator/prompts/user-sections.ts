@@ -1,4 +1,5 @@
-import type { Fact, UserContext } from '../../context/orchestrator-context.js';
+import type { ConversationSubject, Fact, UserContext } from '../../context/orchestrator-context.js';
+import { DateTime } from 'luxon';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
 import { escapeXml } from './xml.js';
 import { estimateTokens } from '../../shared/tokens.js';
@@ -13,7 +14,7 @@ export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp
   const lines = [
     `  <name>${user.name ? escapeXml(user.name) : unknownName(user)}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
-    `  <language>${user.language ? escapeXml(user.language) : '(mirror the language of their message)'}</language>`,
+    `  <language>the language of their latest message${user.language ? ` (when it has no words: ${escapeXml(user.language)})` : ''}</language>`,
     `  <channel>${channel}</channel>`,
   ];
   return `<user_context>\n${lines.join('\n')}\n</user_context>`;
@@ -54,4 +55,20 @@ export function onboardingSection(user: UserContext): string | undefined {
     'number) by naming it in plain words, e.g. "I have you on London time — right?".',
     '</onboarding>',
   ].join('\n');
+}
+
+/**
+ * `<conversation_subject>`: what the user's message replies to, when Herald can tell: a
+ * quoted message (WhatsApp), or a reminder just delivered, with its id so a task about
+ * "it" names the reminder exactly.
+ */
+export function subjectSection(subject: ConversationSubject | undefined, timezone: string): string | undefined {
+  if (!subject) return undefined;
+  const sent = DateTime.fromJSDate(subject.sentAt, { zone: timezone }).toFormat("ccc d LLL, HH:mm");
+  const how = subject.quoted ? 'The user replied by quoting this message of yours' : 'This reminder was just delivered to the user; their message most likely answers it';
+  const body =
+    subject.kind === 'reminder'
+      ? `  <reminder id="${escapeXml(subject.reminderId)}" sent="${sent}">${escapeXml(subject.text)}</reminder>`
+      : `  <message sent="${sent}">${escapeXml(subject.message.slice(0, 1000))}</message>`;
+  return `<conversation_subject>\n${how}:\n${body}\n</conversation_subject>`;
 }

@@ -30,7 +30,7 @@ describe('currentTimeSection', () => {
 describe('userContextSection', () => {
   it('names the user, their zone, language and channel', () => {
     expect(userContextSection(dana, 'whatsapp')).toBe(
-      ['<user_context>', '  <name>Dana</name>', '  <timezone>Europe/London</timezone>', '  <language>en</language>', '  <channel>whatsapp</channel>', '</user_context>'].join(
+      ['<user_context>', '  <name>Dana</name>', '  <timezone>Europe/London</timezone>', '  <language>the language of their latest message (when it has no words: en)</language>', '  <channel>whatsapp</channel>', '</user_context>'].join(
         '\n',
       ),
     );
@@ -39,7 +39,7 @@ describe('userContextSection', () => {
   it('says what is unknown instead of leaving blanks', () => {
     const section = userContextSection(stranger, 'sms');
     expect(section).toContain('<name>(unknown: ask for it)</name>');
-    expect(section).toContain('<language>(mirror the language of their message)</language>');
+    expect(section).toContain('<language>the language of their latest message</language>');
     expect(section).toContain('<channel>sms</channel>');
   });
 

@@ -1,0 +1,107 @@
+/**
+ * Herald's own words in English: every text it sends without a model. This table defines
+ * the keys; every other language's table has exactly these keys, with the same
+ * `{placeholders}` (test/texts/texts.test.ts). Each table is written for its readers, not
+ * translated word for word.
+ */
+export const en = {
+  // When the model fails, or none is configured.
+  apology: "Sorry, I couldn't get to that just now. Your message is saved; please try again in a minute.",
+  timeout: 'Sorry, that took me too long and I had to stop. Please try again, maybe in smaller pieces.',
+  noModel: "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
+  mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
+  empty: "Your message reached me empty (or as something I can't read yet, like a location or a contact). What can I do for you?",
+  progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
+  budget: 'Sorry, that needed more work than I can do for one message, so I stopped. Could you ask for it in smaller pieces?',
+  done: 'Done.',
+  cut: '(Your message was too long: I read only the first {kept} of its {total} characters. Please send the rest in smaller pieces.)',
+
+  // STOP, START, HELP.
+  keywordStop: "You're unsubscribed: Herald won't message you again, reminders included. Text START any time to come back.",
+  keywordStart: 'Welcome back! Herald can message you again. What can I do for you?',
+  keywordHelp: 'Herald is your assistant by text. Ask me anything, or say "remind me to call mom at 5", "add milk to my shopping list", "remember that I\'m vegetarian". Text STOP to unsubscribe.',
+
+  // Confirmations.
+  confirmAsk: 'Reply YES or NO.',
+  confirmCancelled: "OK, I won't do that.",
+  confirmExpired: "That request waited more than {minutes} minutes, so I didn't do it. Ask again if you still want it.",
+  confirmAlreadyDone: 'That is already done.',
+  confirmUnsure: "I started that earlier but can't tell whether it finished. Please check, and ask again if needed.",
+  actionFailed: "I couldn't do that: {error}",
+
+  // Which one?
+  choiceAsk: 'Which one?\n{options}\nReply with its number, or NO to leave it.',
+  choiceAskAgain: 'Please reply with a number from 1 to {count}, or NO to leave it.',
+  choiceDidYouMean: 'Did you mean {option}? Reply YES or NO.',
+  choiceDropped: "OK, I'll leave it.",
+  choiceDone: 'Done: {label}.',
+  choiceGone: '{label} is no longer there (it was changed or deleted elsewhere), so I did nothing.',
+
+  // Reminders.
+  reminder: '⏰ Reminder: {text}',
+  reminderLate: '⏰ Reminder (late: due at {due}): {text}',
+  reminderMissed: 'I missed a reminder while I was offline, sorry: "{text}" (it was due {due}).',
+  reminderUndelivered: "While you were away I couldn't send these reminders (WhatsApp only lets me message you within 24 hours of your last message):\n{items}",
+  reminderUndeliveredOne: "While you were away I couldn't send this reminder (WhatsApp only lets me message you within 24 hours of your last message):\n{items}",
+  snoozed: "OK, I'll remind you again at {time}: {text}",
+  snoozeOutOfRange: 'I can snooze a reminder for 1 minute up to 7 days: try "snooze 10" or "snooze 1 hour". Nothing was changed.',
+  reminderDone: '✓ Done: {text}',
+  reminderDoneNext: '✓ Done: {text}. Next one: {next}.',
+
+  // Bulk changes.
+  bulkDeleteEvents: 'Delete {count} events ({range}){except}?\n{items}',
+  bulkMoveEvents: 'Move {count} events ({range}){except} by {shift}?\n{items}',
+  bulkCancelReminders: 'Cancel {count} reminders?\n{items}',
+  bulkRemoveItems: 'Remove {count} items from the {list} list?\n{items}',
+  bulkCheckItems: 'Tick off {count} items on the {list} list?\n{items}',
+  bulkExcept: ', keeping {names}',
+  bulkDeletedEvents: 'Deleted {count} events.',
+  bulkMovedEvents: 'Moved {count} events.',
+  bulkCancelledReminders: 'Cancelled {count} reminders.',
+  bulkRemovedItems: 'Removed {count} items.',
+  bulkCheckedItems: 'Ticked off {count} items.',
+  bulkTooMany: 'That would change {count} items; I change at most {max} at once. Nothing was changed: narrow it down (a shorter period, or more specific words).',
+  bulkMore: '…and {count} more: {link}',
+
+  // Daily budgets.
+  budgetUser: "You've reached today's limit for Herald's answers. I'll be back at midnight; reminders still arrive, and STOP and HELP still work.",
+  budgetDeployment: "Herald has reached its limit for today and can't answer until midnight. Reminders still arrive.",
+  budgetOwners: "Herald's daily budget ({budget}) is spent: nobody gets model answers until midnight ({zone}). Raise DAILY_BUDGET_USD to change it.",
+
+  // MY DATA, DELETE MY DATA.
+  myData: 'Here is everything Herald holds about you: {link}\nTo erase it all, text DELETE MY DATA.',
+  myDataFailed: 'Sorry, I could not put your data on a page just now. Please try again in a minute.',
+  confirmErase: 'This erases everything Herald holds about you: messages, memory, reminders, lists, calendar, connected accounts and pages. It cannot be undone.',
+  confirmEraseAsk: 'Reply YES within {minutes} minutes to erase it.',
+  erased: 'Done: everything Herald held about you is erased. If you text again, you start afresh.',
+
+  // Access: strangers, and owners' commands.
+  strangerPrivate: 'This is a private assistant. If you have an invite code, reply JOIN <code>.',
+  strangerJoinFailed: "Sorry, that invite code didn't work. Ask the person who invited you for a new one.",
+  strangerJoined: "Welcome to Herald! You're in. Text me anything: reminders, lists, your calendar, questions.",
+  strangerAlreadyIn: "You're already in: text me anything.",
+  strangerBusy: 'Herald is not taking new people right now. Please try again in an hour.',
+  ownerInvited: '{phone} can use Herald now.',
+  ownerInvitedWelcomed: '{phone} can use Herald now. I sent them your welcome.',
+  ownerAlreadyInvited: '{phone} could already use Herald.',
+  ownerAlways: '{phone} is an owner and can always use Herald.',
+  ownerCode: 'Invite code: {code} (works once, until {expires}). They text JOIN {code} to this number.',
+  ownerRevoked: '{phone} can no longer use Herald. Their data stays until they delete it (or you run npm run accounts).',
+  ownerNotAllowed: '{phone} was not on the invite list.',
+  ownerCannotRevoke: '{phone} is an owner (OWNER_PHONES); remove them there.',
+  ownerBadPhone: 'That is not a phone number in international form, such as +15551234567.',
+  ownerOpenMode: 'Herald is in open mode: anyone may use it. Users, most recently active first:',
+  ownerInviteMode: '{count} numbers may use Herald, most recently active first:',
+  ownerInviteModeOne: '1 number may use Herald:',
+  ownerNever: 'never',
+  ownerJustNow: 'just now',
+  ownerMore: '…and {count} more (npm run accounts -- users).',
+  welcomeSuffix: 'Text anything to start. Reply STOP to opt out.',
+  defaultWelcome: "You've been invited to Herald, an assistant you can text.",
+} as const;
+
+/** The name of one of Herald's fixed texts. */
+export type TextKey = keyof typeof en;
+
+/** A language's table: every key, worded for its readers. */
+export type TextTable = Record<TextKey, string>;
