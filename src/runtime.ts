@@ -52,6 +52,14 @@ import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
 import { MyDataPage } from './data-rights/my-data-page.js';
 import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
+import { createMetrics, noopMetrics, type HeraldMetrics } from './observability/metrics.js';
+import { databaseGauges } from './observability/scrape-gauges.js';
+import { startTracing, type Tracing } from './observability/tracing.js';
+import { observedModel } from './observability/observed-model.js';
+import { tracedRegistry } from './observability/traced-agents.js';
+import { TurnObserver } from './observability/turn-observer.js';
+import { RateLimitPatience } from './model/rate-limit-patience.js';
+import { parseTwilioAddress } from './channels/phone-number.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -71,6 +79,10 @@ export interface HeraldOptions {
   leaseSweepIntervalMs?: number;
   /** Turn worker polling interval (seconds). */
   pollingIntervalSeconds?: number;
+  /** Metrics to record into (tests read their own registry); default: a registry when METRICS_TOKEN is set, else none. */
+  metrics?: HeraldMetrics;
+  /** Tracing to use; default: OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none. */
+  tracing?: Tracing;
 }
 
 /** A wired Herald: the HTTP app plus the workers behind it. */
@@ -96,6 +108,8 @@ export interface Herald {
   outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
   worker: TurnWorker;
+  /** Prometheus metrics (a no-op without METRICS_TOKEN). */
+  metrics: HeraldMetrics;
   /** Starts the queue, the turn workers and recovery (does not listen). */
   start(): Promise<void>;
   /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
@@ -115,8 +129,23 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ));
   const { prisma } = database;
 
-  // Each role's fallback models are tried when its model is unavailable (after the SDK's retries).
-  const model = new FallbackModel(options.model ?? createModel(config, logger), logger.child({ component: 'model' }));
+  // Observability: metrics when METRICS_TOKEN is set, traces when an OTLP endpoint is; without
+  // them both are no-ops and no OpenTelemetry module is loaded.
+  let worker: TurnWorker | undefined;
+  const metrics =
+    options.metrics ?? (config.observability.metricsToken ? createMetrics({ gauges: databaseGauges(database.pool, () => worker?.activeCount ?? 0) }) : noopMetrics);
+  const tracing = options.tracing ?? (await startTracing(config.observability.tracing, logger));
+  const turnObserver = new TurnObserver(metrics, tracing, async (turnId) => {
+    const row = await prisma.message.findFirst({ where: { turnId, traceContext: { not: null } }, select: { traceContext: true } });
+    return row?.traceContext ?? undefined;
+  });
+
+  // Each role's fallback models are tried when its model is unavailable (after the SDK's retries);
+  // when every one is rate limited, the call waits for the limit to lift instead of failing.
+  const model = new RateLimitPatience(
+    new FallbackModel(observedModel(options.model ?? createModel(config, logger), metrics, tracing), logger.child({ component: 'model' })),
+    { onWait: (name, milliseconds) => metrics.modelRateLimitWait(name, milliseconds / 1000) },
+  );
   // Local mode (no Twilio): what is "sent" also goes to the dev phone and `npm run chat`.
   const outboundFeed = config.twilio.transport === 'console' ? new OutboundFeed() : undefined;
   const baseTransport = options.transport ?? createTransport(config, logger);
@@ -141,6 +170,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    onSend: (event) => turnObserver.sent(event),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
   const facts = new FactService(prisma, database.pool, clock);
@@ -186,12 +216,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens),
+    registry: tracedRegistry(createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens), tracing),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
+    tracing,
   };
   // A held action names its agent and tool; YES runs that tool with the stored arguments.
   const confirmations = new ConfirmationService(
@@ -201,6 +232,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     clock,
     logger.child({ component: 'confirmations' }),
     config.limits.confirmationTtlMs,
+    (outcome) => metrics.confirmation(outcome),
   );
   const runner = new TurnRunner({
     confirmations,
@@ -223,8 +255,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     clock,
     logger: logger.child({ component: 'turn' }),
+    tracing,
+    onTurnEnd: (event) => turnObserver.turnEnded(event),
   });
-  const worker = new TurnWorker({
+  worker = new TurnWorker({
     leases: new TurnLeases(prisma),
     runner,
     outbox,
@@ -235,6 +269,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     // lapsed-lease sweep below hands its users to a live instance.
     leaseMs: config.turns.leaseMs,
   });
+  const turnWorker = worker;
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 
   const app = await buildApp({
@@ -243,7 +278,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     twilioAuthToken: config.twilio.authToken,
     inbound: {
       async receive(delivery) {
-        const outcome = await inbound.receive(delivery);
+        const channel = parseTwilioAddress(delivery.webhook.From)?.channel ?? 'unknown';
+        const outcome = await tracing.span('herald.webhook', { kind: 'server', parent: null, attributes: { 'herald.channel': channel } }, async (span) => {
+          const received = await inbound.receive({ ...delivery, traceContext: span.traceparent });
+          span.setAttributes({ 'herald.webhook.outcome': received.kind, 'herald.webhook.deferred': Boolean(delivery.deferTurnUntil) });
+          return received;
+        });
+        metrics.webhookMessage(channel, outcome.kind === 'accepted' ? 'stored' : outcome.kind);
+        if (outcome.kind === 'refused') metrics.turn('refused_access');
         if (outcome.kind !== 'accepted') return outcome;
         if (delivery.deferTurnUntil) {
           // Stored without a job (a sender over the rate limit): its turn comes when the window
@@ -259,6 +301,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     pages,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
+    metrics: { registry: metrics, token: config.observability.metricsToken },
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
         prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
@@ -277,7 +320,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     sweeping = recovery
       .takeOverLapsedLeases()
       .then(
-        () => undefined,
+        (taken) => metrics.leaseTakeovers(taken.length),
         (error: unknown) => logger.warn({ error: describeError(error) }, 'lapsed-lease sweep failed'),
       )
       .finally(() => (sweeping = undefined));
@@ -298,22 +341,27 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     eraser,
     outboundFeed,
     recovery,
-    worker,
+    worker: turnWorker,
+    metrics,
     async start() {
       await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
       await queue.work<TurnJobData>(
         TURN_QUEUE,
         { concurrency: config.turns.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
-        (job) => worker.drain(job.data.userId, job.id),
+        (job) => turnWorker.drain(job.data.userId, job.id),
       );
       await queue.work<ReminderJobData>(
         REMINDER_QUEUE,
         { concurrency: config.reminders.concurrency, batchSize: config.reminders.batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
         async (job) => {
-          await reminderDelivery.deliver(job.data);
+          const delivered = await reminderDelivery.deliver(job.data);
+          // Lateness as the person sees it: from the time set to the text handed to Twilio.
+          if (delivered.kind === 'handled' && !delivered.duplicate && (delivered.status === 'sent' || delivered.status === 'late')) {
+            metrics.reminderLateness((clock.now().getTime() - new Date(job.data.dueAt).getTime()) / 1000);
+          }
         },
       );
-      await recovery.takeOverLapsedLeases();
+      metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
@@ -335,7 +383,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (recoveryTimer) clearInterval(recoveryTimer);
       if (leaseSweepTimer) clearInterval(leaseSweepTimer);
       await sweeping;
-      const interrupt = setTimeout(() => worker.interruptAll(), graceMs);
+      const interrupt = setTimeout(() => turnWorker.interruptAll(), graceMs);
       try {
         await queue.stop(graceMs + 5_000);
       } finally {
@@ -343,6 +391,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       }
       await app.close();
       await email.emails.close();
+      // Whatever spans are buffered go out (bounded: a collector that is down cannot hold this up).
+      if (!options.tracing) await tracing.shutdown();
       if (!options.database) await database.close();
     },
   };

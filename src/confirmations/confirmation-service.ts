@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../tools/tool.js';
 import { confirmationReply } from './confirmation-replies.js';
 import { confirmationAnswer } from './confirmation-words.js';
 import { pendingActionsSchema, type ConfirmationAsk, type PendingAction } from './pending-action.js';
+import type { ConfirmationOutcomeLabel } from '../observability/metrics.js';
 
 /** Finds the tool a held action names (an agent's tool, or one of Herald's own "system" actions). */
 export type ToolResolver = (agent: string, tool: string) => ToolDefinition | undefined;
@@ -44,6 +45,8 @@ export class ConfirmationService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly ttlMs: number,
+    /** Told what became of each held action set (metrics); absent: nobody. */
+    private readonly observe: (outcome: ConfirmationOutcomeLabel) => void = () => {},
   ) {}
 
   /** Stores what a turn asked to confirm, in the caller's transaction. */
@@ -53,6 +56,7 @@ export class ConfirmationService {
     await transaction.pendingConfirmation.create({
       data: { userId, turnId, actions: ask.actions as Prisma.InputJsonValue, question: ask.question, expiresAt: new Date(now.getTime() + this.ttlMs), createdAt: now },
     });
+    this.observe('asked');
   }
 
   /**
@@ -68,17 +72,20 @@ export class ConfirmationService {
     const reply = (kind: Parameters<typeof confirmationReply>[0], values: Record<string, string | number> = {}) => confirmationReply(kind, turn.language, values, turn.text);
 
     if (latest.status === 'pending' && latest.expiresAt.getTime() <= now.getTime()) {
-      await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'expired', resolvedAt: now } });
+      const expired = await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'expired', resolvedAt: now } });
+      if (expired.count > 0) this.observe('expired');
       if (answer === 'yes') return { reply: reply('expired', { minutes: Math.round(this.ttlMs / 60_000) }), status: 'succeeded' };
       return undefined;
     }
     if (latest.status === 'pending') {
       if (answer === undefined) {
-        await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        const dropped = await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        if (dropped.count > 0) this.observe('dropped');
         return undefined;
       }
       if (answer === 'no') {
-        await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        const declined = await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        if (declined.count > 0) this.observe('declined');
         return { reply: reply('cancelled'), status: 'succeeded' };
       }
       return this.run(latest.id, turn);
@@ -113,6 +120,7 @@ export class ConfirmationService {
     // updateMany: an action may have erased the confirmation with everything else (DELETE MY DATA).
     await this.prisma.pendingConfirmation.updateMany({ where: { id }, data: { status: 'done', outcome: outcome as Prisma.InputJsonValue } });
     const failures = outcome.filter((entry) => !entry.ok);
+    this.observe(failures.length === 0 ? 'confirmed' : 'failed');
     this.logger.info({ confirmationId: id, actions: actions.map((action) => action.tool), failed: failures.length }, 'confirmed actions ran');
     return {
       reply: lines.join('\n'),

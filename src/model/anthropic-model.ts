@@ -94,7 +94,7 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
   }
   if (error instanceof Anthropic.APIError) {
     const status = error.status;
-    if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status });
+    if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status, retryAfterMs: retryAfterMs(error.headers) });
     if (status === 529) return new ModelError('the model service is overloaded', 'overloaded', { cause: error, status });
     if (status !== undefined && status >= 500) return new ModelError(`the model service failed (${status})`, 'unavailable', { cause: error, status });
     // 408 (request timeout) and 409 (conflict) are transient: the SDK itself retries them.
@@ -106,6 +106,18 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
     return new ModelError(`the model service rejected the request (${status ?? 'no status'}${detail})`, 'rejected', { cause: error, status });
   }
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The wait a 429 asks for: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
 /** The API's own error type and message (they name fields, never the prompt), shortened. */

@@ -22,6 +22,7 @@ import { planRound, type PlannerDependencies } from './planner.js';
 import { routeByPatterns, routingHintsSection } from './pre-router.js';
 import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
+import { noopTracing, type Tracing } from '../observability/tracing.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
 export interface OrchestratorLimits {
@@ -50,6 +51,8 @@ export interface OrchestratorDependencies {
   ids: IdGenerator;
   logger: Logger;
   limits: OrchestratorLimits;
+  /** Spans for planning rounds and steps; absent: none. */
+  tracing?: Tracing;
 }
 
 /** Per-turn options. */
@@ -149,10 +152,15 @@ export async function orchestrate(
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
     const planner = hints.length === 0 && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
     logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent) }, 'planning');
-    const planning = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
-      signal,
-      stepsAllowed: deps.limits.maxPlanSteps,
-      turnSections: [routingHintsSection(hints)],
+    const tracing = deps.tracing ?? noopTracing;
+    const planning = await tracing.span('herald.plan', { attributes: { 'herald.planner.model': planner.name, 'herald.plan.hints': hints.length } }, async (span) => {
+      const round = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
+        signal,
+        stepsAllowed: deps.limits.maxPlanSteps,
+        turnSections: [routingHintsSection(hints)],
+      });
+      span.setAttributes({ 'herald.plan.outcome': round.kind });
+      return round;
     });
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
@@ -185,7 +193,8 @@ export async function orchestrate(
       clock: deps.clock,
       logger,
       limits: deps.limits,
-      replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
+      replan: (request) => tracing.span('herald.replan', {}, () => planRound(context, plannerDeps, { ...request, signal })),
+      tracing,
       totals,
     });
     return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result);

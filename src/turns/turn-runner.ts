@@ -20,6 +20,8 @@ import { budgetReplies } from '../budgets/budget-replies.js';
 import type { TurnCommand, TurnCommands } from './turn-commands.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
+import { noopTracing, type Tracing } from '../observability/tracing.js';
+import type { TurnOutcomeLabel } from '../observability/metrics.js';
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
 
@@ -44,6 +46,19 @@ export interface TurnRunnerDependencies {
   commands?: TurnCommands;
   /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
+  /** Traces each turn (continuing its first message's webhook trace) and its context assembly; absent: none. */
+  tracing?: Tracing;
+  /** Told how each turn ended (metrics); absent: nobody. */
+  onTurnEnd?: (event: TurnEnd) => void;
+}
+
+/** How a turn ended, for metrics: never its text or its user. */
+export interface TurnEnd {
+  turnId: string;
+  channel: Channel;
+  outcome: TurnOutcomeLabel;
+  /** When the webhook received the turn's first message. */
+  receivedAt: Date;
 }
 
 /**
@@ -86,31 +101,37 @@ export class TurnRunner {
       where: { userId, status: 'running' },
       data: { status: 'failed', errorKind: 'interrupted', errorMessage: ABANDONED_TURN_MESSAGE, finishedAt: this.deps.clock.now() },
     });
-    const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
-    const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
-    logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
+    // One trace per turn, continuing the webhook's: on another instance after a crash too.
+    const traceParent = batch.find((message) => message.traceContext)?.traceContext ?? null;
+    return (this.deps.tracing ?? noopTracing).span('herald.turn', { parent: traceParent, attributes: { 'herald.channel': channel, 'herald.turn.messages': batch.length, 'herald.turn.kind': keyword ? 'keyword' : command ? 'command' : 'message' } }, async (span) => {
+      const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
+      span.setAttributes({ 'herald.turn.id': turn.id });
+      const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
+      logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
 
-    try {
-      await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger, fence);
-    } catch (error) {
-      // The turn did not finish (shutdown, or a failure the job will retry): close its row
-      // so it does not stay "running" forever. Its messages keep no link to it and stay
-      // pending for the next turn.
-      const interrupted = error instanceof TurnInterrupted;
-      await this.deps.prisma.turn
-        .update({
-          where: { id: turn.id },
-          data: {
-            status: 'failed',
-            errorKind: interrupted ? 'interrupted' : blameOf(error),
-            errorMessage: (interrupted ? `interrupted (${error.message}); its messages stay pending` : describeError(error)).slice(0, 1000),
-            finishedAt: this.deps.clock.now(),
-          },
-        })
-        .catch((closeError: unknown) => logger.warn({ error: describeError(closeError) }, 'could not close the unfinished turn'));
-      throw error;
-    }
-    return batch.length;
+      try {
+        await this.complete(turn.id, userId, user, batch, keyword, command, signal, logger, fence);
+      } catch (error) {
+        // The turn did not finish (shutdown, or a failure the job will retry): close its row
+        // so it does not stay "running" forever. Its messages keep no link to it and stay
+        // pending for the next turn.
+        const interrupted = error instanceof TurnInterrupted;
+        this.deps.onTurnEnd?.({ turnId: turn.id, channel, outcome: 'recovery', receivedAt: batch[0]!.createdAt });
+        await this.deps.prisma.turn
+          .update({
+            where: { id: turn.id },
+            data: {
+              status: 'failed',
+              errorKind: interrupted ? 'interrupted' : blameOf(error),
+              errorMessage: (interrupted ? `interrupted (${error.message}); its messages stay pending` : describeError(error)).slice(0, 1000),
+              finishedAt: this.deps.clock.now(),
+            },
+          })
+          .catch((closeError: unknown) => logger.warn({ error: describeError(closeError) }, 'could not close the unfinished turn'));
+        throw error;
+      }
+      return batch.length;
+    });
   }
 
   /** Decides the turn's outcome and commits it: reply, outbound parts, message statuses, turn row. */
@@ -128,6 +149,7 @@ export class TurnRunner {
     const latest = batch[batch.length - 1]!;
     const channel: Channel = latest.channel;
     let outcome: TurnOutcome;
+    let refusedByBudget = false;
     if (keyword) {
       outcome = await this.handleKeyword(userId, keyword, latest, user.language);
     } else if (user.optedOut) {
@@ -148,13 +170,19 @@ export class TurnRunner {
         await this.farewell(user, latest, settled.reply, logger);
         return;
       }
-      outcome = settled
-        ? withoutModel(settled)
-        : ((await this.overBudget(user, logger)) ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
+      const spent = settled ? undefined : await this.overBudget(user, logger);
+      refusedByBudget = spent !== undefined;
+      outcome = settled ? withoutModel(settled) : (spent ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
     }
     if (signal.aborted) throw interruption(signal);
 
     await commitTurn(this.deps, { turnId, user, batch, keyword, outcome, fence });
+    this.deps.onTurnEnd?.({
+      turnId,
+      channel,
+      outcome: refusedByBudget ? 'refused_budget' : !outcome.reply ? 'ignored' : outcome.status === 'failed' ? 'apology' : 'replied',
+      receivedAt: batch[0]!.createdAt,
+    });
     logger.info(
       {
         event: 'turn_finished',
@@ -177,12 +205,14 @@ export class TurnRunner {
     logger: Logger,
   ): Promise<TurnOutcome> {
     try {
-      const context = await this.deps.assembler.assemble({
-        turnId,
-        userId,
-        channel,
-        messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
-      });
+      const context = await (this.deps.tracing ?? noopTracing).span('herald.context', {}, () =>
+        this.deps.assembler.assemble({
+          turnId,
+          userId,
+          channel,
+          messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
+        }),
+      );
       const onProgress = (text: string) => this.sendProgress(turnId, userId, channel, batch[batch.length - 1]!, text);
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
