@@ -6,6 +6,7 @@ import type { ModelClient } from '../../src/model/model-client.js';
 import type { MessageTransport } from '../../src/outbox/message-transport.js';
 import { createHerald, type Herald } from '../../src/runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { Tracing } from '../../src/observability/tracing.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   /** Start the queue and workers (default true). */
   start?: boolean;
   logLevel?: string;
+  /** Tracing to use (tests build it with short export intervals). */
+  tracing?: Tracing;
 }
 
 /**
@@ -83,6 +86,7 @@ export class HeraldHarness {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
       recoveryIntervalMs: 0,
       pollingIntervalSeconds: 0.5,
     });
