@@ -59,6 +59,7 @@ import { observedModel } from './observability/observed-model.js';
 import { tracedRegistry } from './observability/traced-agents.js';
 import { TurnObserver } from './observability/turn-observer.js';
 import { RateLimitPatience } from './model/rate-limit-patience.js';
+import { LongReplies } from './turns/long-replies.js';
 import { parseTwilioAddress } from './channels/phone-number.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
@@ -257,6 +258,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'turn' }),
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
+    longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),

@@ -22,6 +22,7 @@ import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import type { TurnOutcomeLabel } from '../observability/metrics.js';
+import type { LongReplies } from './long-replies.js';
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
 
@@ -48,6 +49,8 @@ export interface TurnRunnerDependencies {
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
   /** Traces each turn (continuing its first message's webhook trace) and its context assembly; absent: none. */
   tracing?: Tracing;
+  /** Replies too long for one message become a lead and a page (src/turns/long-replies.ts); absent: the outbox caps them. */
+  longReplies?: LongReplies;
   /** Told how each turn ended (metrics); absent: nobody. */
   onTurnEnd?: (event: TurnEnd) => void;
 }
@@ -175,6 +178,12 @@ export class TurnRunner {
       outcome = settled ? withoutModel(settled) : (spent ?? (await this.answer(turnId, userId, channel, batch, signal, logger)));
     }
     if (signal.aborted) throw interruption(signal);
+    if (outcome.reply && this.deps.longReplies) {
+      // A question the user must answer by text (a confirmation) stays in the text, last.
+      const question = outcome.confirmation ? outcome.reply.lastIndexOf(outcome.confirmation.question) : -1;
+      const reply = await this.deps.longReplies.fit(outcome.reply, { userId, timezone: user.timezone, language: user.language, channel }, question >= 0 ? outcome.reply.slice(question) : undefined);
+      outcome = { ...outcome, reply };
+    }
 
     await commitTurn(this.deps, { turnId, user, batch, keyword, outcome, fence });
     this.deps.onTurnEnd?.({
