@@ -134,7 +134,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // them both are no-ops and no OpenTelemetry module is loaded.
   let worker: TurnWorker | undefined;
   const metrics =
-    options.metrics ?? (config.observability.metricsToken ? createMetrics({ gauges: databaseGauges(database.pool, () => worker?.activeCount ?? 0) }) : noopMetrics);
+    options.metrics ?? (config.observability.metricsToken ? createMetrics({ gauges: databaseGauges(database.pool, () => worker?.activeCount ?? 0), dailyBudgetUsd: config.budgets.dailyUsd }) : noopMetrics);
   const tracing = options.tracing ?? (await startTracing(config.observability.tracing, logger));
   const turnObserver = new TurnObserver(metrics, tracing, async (turnId) => {
     const row = await prisma.message.findFirst({ where: { turnId, traceContext: { not: null } }, select: { traceContext: true } });

@@ -69,6 +69,8 @@ export interface MetricsOptions {
   now?: () => number;
   /** Node's default process metrics (default true). */
   processMetrics?: boolean;
+  /** DAILY_BUDGET_USD, exported so an alert can compare spend with it; undefined: not exported. */
+  dailyBudgetUsd?: number | undefined;
 }
 
 /** Seconds buckets for reply latency: a reply is expected within seconds; alerts look at 15 s. */
@@ -143,6 +145,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     } });
   }
   void inFlight;
+  if (options.dailyBudgetUsd !== undefined) {
+    new Gauge({ name: 'herald_daily_budget_usd', help: 'The deployment\'s daily model budget in USD (DAILY_BUDGET_USD).', registers }).set(options.dailyBudgetUsd);
+  }
 
   return {
     enabled: true,
