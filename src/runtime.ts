@@ -59,6 +59,7 @@ import { observedModel } from './observability/observed-model.js';
 import { tracedRegistry } from './observability/traced-agents.js';
 import { TurnObserver } from './observability/turn-observer.js';
 import { RateLimitPatience } from './model/rate-limit-patience.js';
+import { PromptCachePolicy, PromptCacheTtlModel } from './model/prompt-cache-policy.js';
 import { LongReplies } from './turns/long-replies.js';
 import { parseTwilioAddress } from './channels/phone-number.js';
 
@@ -144,7 +145,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // Each role's fallback models are tried when its model is unavailable (after the SDK's retries);
   // when every one is rate limited, the call waits for the limit to lift instead of failing.
   const model = new RateLimitPatience(
-    new FallbackModel(observedModel(options.model ?? createModel(config, logger), metrics, tracing), logger.child({ component: 'model' })),
+    new FallbackModel(
+      // Each stable prompt prefix is cached for as long as its measured pace makes cheapest.
+      new PromptCacheTtlModel(observedModel(options.model ?? createModel(config, logger), metrics, tracing), new PromptCachePolicy(() => clock.now().getTime())),
+      logger.child({ component: 'model' }),
+    ),
     { onWait: (name, milliseconds) => metrics.modelRateLimitWait(name, milliseconds / 1000) },
   );
   // Local mode (no Twilio): what is "sent" also goes to the dev phone and `npm run chat`.

@@ -44,6 +44,7 @@ export class AnthropicModel implements ModelClient {
           outputTokens: message.usage.output_tokens,
           cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
           cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+          ...(message.usage.cache_creation?.ephemeral_1h_input_tokens ? { cacheWrite1hTokens: message.usage.cache_creation.ephemeral_1h_input_tokens } : {}),
         },
         content: message.content.flatMap((block): ResponseBlock[] => {
           switch (block.type) {
