@@ -20,6 +20,7 @@ import { machineBusyOver } from './support/cpu.js';
 import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
+import { burstBenchmark } from './burst.js';
 import { calendarBenchmark } from './calendar.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
@@ -38,6 +39,7 @@ const benchmarks: Benchmark[] = [
   emailBenchmark,
   gmailBenchmark,
   recoveryBenchmark,
+  burstBenchmark,
   accessBenchmark,
 ];
 

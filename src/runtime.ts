@@ -147,7 +147,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const model = new RateLimitPatience(
     new FallbackModel(
       // Each stable prompt prefix is cached for as long as its measured pace makes cheapest.
-      new PromptCacheTtlModel(observedModel(options.model ?? createModel(config, logger), metrics, tracing), new PromptCachePolicy(() => clock.now().getTime())),
+      new PromptCacheTtlModel(observedModel(options.model ?? createModel(config, logger, metrics), metrics, tracing), new PromptCachePolicy(() => clock.now().getTime())),
       logger.child({ component: 'model' }),
     ),
     { onWait: (name, milliseconds) => metrics.modelRateLimitWait(name, milliseconds / 1000) },
@@ -352,9 +352,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     metrics,
     async start() {
       await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
+      // Each of the many turn workers polls less often, so that together they look about eight
+      // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
+      // an idle one at once; polling finds only work from elsewhere: retries, other instances).
       await queue.work<TurnJobData>(
         TURN_QUEUE,
-        { concurrency: config.turns.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
+        { concurrency: config.turns.concurrency, pollingIntervalSeconds: (options.pollingIntervalSeconds ?? 1) * Math.max(1, config.turns.concurrency / 8) },
         (job) => turnWorker.drain(job.data.userId, job.id),
       );
       await queue.work<ReminderJobData>(
@@ -405,7 +408,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   };
 }
 
-function createModel(config: Config, logger: Logger): ModelClient {
+function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): ModelClient {
   if (!config.anthropic.apiKey) {
     logger.warn('ANTHROPIC_API_KEY is not set: Herald will answer every message by saying it has no model configured');
     return new UnconfiguredModel();
@@ -416,6 +419,7 @@ function createModel(config: Config, logger: Logger): ModelClient {
     baseUrl: config.anthropic.baseUrl,
     timeoutMs: config.anthropic.timeoutMs,
     maxRetries: config.anthropic.maxRetries,
+    ...(metrics.enabled ? { onRateLimited: (model: string) => metrics.modelRateLimited(model) } : {}),
   });
   return anthropic;
 }

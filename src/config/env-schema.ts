@@ -173,7 +173,7 @@ export const environmentSchema = z
     AGENT_PROMPT_TOKENS: integer(4000, 1),
     REPLY_MAX_TOKENS: integer(1024, 1),
 
-    TURN_CONCURRENCY: integer(8, 1),
+    TURN_CONCURRENCY: integer(100, 1),
     TURN_LEASE_MS: integer(15_000, 1_000),
     TURN_LEASE_SWEEP_MS: integer(2_000, 100),
     TURN_MAX_MESSAGE_TOKENS: integer(4_000, 50),

@@ -13,6 +13,11 @@ export interface AnthropicModelOptions {
   timeoutMs: number;
   /** Retries for 408/409/429/5xx/529 and connection errors, with the SDK's backoff. */
   maxRetries: number;
+  /**
+   * Told of every 429 the service answers, the SDK's own retries included (metrics: a burst
+   * against the rate limit shows even when the retries absorb it), with the wait it asked for.
+   */
+  onRateLimited?: (model: string, retryAfterMs: number | undefined) => void;
 }
 
 /**
@@ -29,6 +34,7 @@ export class AnthropicModel implements ModelClient {
       ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
+      ...(options.onRateLimited ? { fetch: rateLimitWatchingFetch(options.onRateLimited) } : {}),
     });
   }
 
@@ -107,6 +113,19 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
     return new ModelError(`the model service rejected the request (${status ?? 'no status'}${detail})`, 'rejected', { cause: error, status });
   }
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Global fetch, reporting each 429 (and the model the request named) before the SDK decides whether to retry it. */
+function rateLimitWatchingFetch(onRateLimited: NonNullable<AnthropicModelOptions['onRateLimited']>): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 429) {
+      // Only on a 429, so the request body is read back rarely.
+      const model = typeof init?.body === 'string' ? (/"model":"([^"]{1,100})"/.exec(init.body)?.[1] ?? 'unknown') : 'unknown';
+      onRateLimited(model, retryAfterMs(response.headers));
+    }
+    return response;
+  };
 }
 
 /** The wait a 429 asks for: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */

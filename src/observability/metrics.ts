@@ -21,6 +21,8 @@ export interface HeraldMetrics {
   modelCall(call: ModelCallObservation): void;
   /** Time a turn waited for the model's rate limit to lift instead of failing. */
   modelRateLimitWait(model: string, seconds: number): void;
+  /** A 429 from the model service (the SDK's own retries included). */
+  modelRateLimited(model: string): void;
   /** A reminder delivered: seconds after its scheduled time. */
   reminderLateness(seconds: number): void;
   /** One send attempt of an outbound part. */
@@ -101,6 +103,7 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
   const modelCost = new Counter({ name: 'herald_model_cost_usd_total', help: 'Model cost in USD by model and role, from the model profiles\' prices.', labelNames: ['model', 'role'], registers });
   const rateLimitWait = new Counter({ name: 'herald_model_rate_limit_wait_seconds_total', help: 'Seconds turns waited for the model\'s rate limit to lift (instead of apologising).', labelNames: ['model'], registers });
   const rateLimitWaits = new Counter({ name: 'herald_model_rate_limit_waits_total', help: 'Times a turn waited for the model\'s rate limit to lift.', labelNames: ['model'], registers });
+  const rateLimited = new Counter({ name: 'herald_model_rate_limited_responses_total', help: '429 answers from the model service, the SDK\'s own retries included.', labelNames: ['model'], registers });
   const lateness = new Histogram({ name: 'herald_reminder_lateness_seconds', help: 'How late reminders were handed to Twilio, after their scheduled time.', buckets: LATENESS_BUCKETS, registers });
   const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
   const takeovers = new Counter({ name: 'herald_turn_lease_takeovers_total', help: 'Lapsed turn leases taken over by this instance (another instance stopped mid-turn).', registers });
@@ -179,6 +182,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
       rateLimitWaits.inc({ model: safeLabel(model) });
       rateLimitWait.inc({ model: safeLabel(model) }, seconds);
     },
+    modelRateLimited(model) {
+      rateLimited.inc({ model: safeLabel(model) });
+    },
     reminderLateness(seconds) {
       lateness.observe(Math.max(0, seconds));
     },
@@ -206,6 +212,7 @@ export const noopMetrics: HeraldMetrics = {
   turnReplyLatency() {},
   modelCall() {},
   modelRateLimitWait() {},
+  modelRateLimited() {},
   reminderLateness() {},
   outboxSend() {},
   leaseTakeovers() {},

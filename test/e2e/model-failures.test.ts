@@ -79,6 +79,11 @@ describe('model failures (no SDK retries)', () => {
     // At least the second the service asked for (plus up to a quarter of jitter).
     expect(samples.find((sample) => sample.name === 'herald_model_rate_limit_wait_seconds_total')?.value).toBeGreaterThanOrEqual(1);
     expect(samples.filter((sample) => sample.name === 'herald_model_calls_total' && sample.labels.outcome === 'rate_limited').reduce((sum, sample) => sum + sample.value, 0)).toBe(2);
+    // Every 429 the service answered is counted at the HTTP level (the SDK's own retries included).
+    expect(samples.filter((sample) => sample.name === 'herald_model_rate_limited_responses_total').map((sample) => [sample.labels.model, sample.value])).toEqual([
+      ['claude-haiku-5-5', 1],
+      ['claude-haiku-4-5', 1],
+    ]);
   });
 
   // A malformed request or a nonsense answer would be the same from any model: no fallback.
