@@ -21,6 +21,7 @@ import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
 import { burstBenchmark } from './burst.js';
+import { observabilityBenchmark } from './observability.js';
 import { calendarBenchmark } from './calendar.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
@@ -40,6 +41,7 @@ const benchmarks: Benchmark[] = [
   gmailBenchmark,
   recoveryBenchmark,
   burstBenchmark,
+  observabilityBenchmark,
   accessBenchmark,
 ];
 
