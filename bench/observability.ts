@@ -8,8 +8,8 @@
  * shared machine hits each alike.
  * The webhook's own ack p99 for the same modes (and under scraping) is in `webhook`.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startOtlpSink } from './support/otlp-sink.js';
 import twilio from 'twilio';
 import { loadConfig } from '../src/config/config.js';
 import { connectDatabase } from '../src/db/database.js';
@@ -34,7 +34,7 @@ export const observabilityBenchmark: Benchmark = {
   description: `webhook → reply p50/p99 with metrics off, on, and tracing on (${MESSAGES} messages at ${RATE}/s, ${ROUNDS} rounds)`,
   async run({ postgres, logger, print }) {
     print(banner(`Observability's cost on a turn: webhook → reply handed to Twilio, ${MESSAGES} messages at ${RATE}/s, modes alternating over ${ROUNDS} rounds`));
-    const sink = await startSink();
+    const sink = await startOtlpSink();
     const results = new Map<Mode, { ack: number[]; reply: number[] }>();
     let run = 0;
     try {
@@ -122,17 +122,3 @@ export const observabilityBenchmark: Benchmark = {
   },
 };
 
-/** An OTLP/HTTP collector that takes every export and keeps nothing. */
-async function startSink(): Promise<{ url: string; exports: () => number; close(): Promise<void> }> {
-  let exports = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      exports += 1;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, exports: () => exports, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}

@@ -242,6 +242,21 @@ export const scenariosBenchmark: Benchmark = {
         limits: config.limits,
       });
 
+      /** The user's facts for the scenario, its turn row and scripted answers, and the context the orchestrator gets. */
+      const prepareTurn = async (scenario: Scenario, userId: string): Promise<OrchestratorContext> => {
+        for (const fact of scenario.facts ?? []) await facts.remember(userId, fact);
+        const turn = await database.prisma.turn.create({ data: { userId } });
+        fake.enqueue(...scenario.script().map(asFakeAnswer));
+        return {
+          turnId: turn.id,
+          user: { id: userId, name: 'Ana', timezone: 'Europe/London', language: null, isNew: false },
+          channel: 'sms',
+          facts: (await facts.list(userId)).map((fact) => ({ id: fact.id, category: fact.category, content: fact.content })),
+          history: [],
+          message: { text: scenario.message, messageIds: [turn.id], attachments: 0 },
+        };
+      };
+
       let phone = 0;
       for (const scenario of scenarios) {
         const result: Measured = { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, warmUsd: 0, coldUsd: 0, walls: [], overheads: [] };
@@ -251,17 +266,7 @@ export const scenariosBenchmark: Benchmark = {
           if (run === 0) fake.reset();
           phone += 1;
           const user = await database.prisma.user.create({ data: { phone: `+1415${String(5_000_000 + phone).padStart(7, '0')}`, name: 'Ana', timezone: 'Europe/London', updatedAt: new Date() } });
-          for (const fact of scenario.facts ?? []) await facts.remember(user.id, fact);
-          const turn = await database.prisma.turn.create({ data: { userId: user.id } });
-          fake.enqueue(...scenario.script().map(asFakeAnswer));
-          const context: OrchestratorContext = {
-            turnId: turn.id,
-            user: { id: user.id, name: 'Ana', timezone: 'Europe/London', language: null, isNew: false },
-            channel: 'sms',
-            facts: (await facts.list(user.id)).map((fact) => ({ id: fact.id, category: fact.category, content: fact.content })),
-            history: [],
-            message: { text: scenario.message, messageIds: [turn.id], attachments: 0 },
-          };
+          const context = await prepareTurn(scenario, user.id);
           const started = performance.now();
           const outcome: OrchestratorResult = await orchestrate(context, deps());
           const wall = performance.now() - started;
@@ -306,20 +311,7 @@ export const scenariosBenchmark: Benchmark = {
         for (const [index, scenarioName] of order.entries()) {
           if (index > 0) skippedMs += (30 + random() * 60) * 60_000;
           const scenario = scenarios.find((candidate) => candidate.name === scenarioName)!;
-          for (const fact of scenario.facts ?? []) await facts.remember(user.id, fact);
-          const turn = await database.prisma.turn.create({ data: { userId: user.id } });
-          fake.enqueue(...scenario.script().map(asFakeAnswer));
-          const outcome = await orchestrate(
-            {
-              turnId: turn.id,
-              user: { id: user.id, name: 'Ana', timezone: 'Europe/London', language: null, isNew: false },
-              channel: 'sms',
-              facts: (await facts.list(user.id)).map((fact) => ({ id: fact.id, category: fact.category, content: fact.content })),
-              history: [],
-              message: { text: scenario.message, messageIds: [turn.id], attachments: 0 },
-            },
-            { ...deps(), model: dayModel },
-          );
+          const outcome = await orchestrate(await prepareTurn(scenario, user.id), { ...deps(), model: dayModel });
           cost += outcome.costUsd;
           usage.reads += outcome.usage.cacheReadTokens;
           usage.writes += outcome.usage.cacheWriteTokens;

@@ -23,8 +23,6 @@
  * layer with a stub in place of the database work).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config/config.js';
 import type { Benchmark, BenchmarkContext, BenchmarkOutcome, Check } from './support/benchmark.js';
 import { cpuSnapshot, cpuUsage, type CpuUsage } from './support/cpu.js';
@@ -34,6 +32,7 @@ import { banner, fixed, heading, ms, percent, table, type Cell } from './support
 import { startTarget, type TargetProcess } from './support/target-process.js';
 import type { QueryProfile, TargetStats } from './support/target-protocol.js';
 import { SignedWebhookPool, WebhookFactory } from './support/twilio-webhooks.js';
+import { startOtlpSink } from './support/otlp-sink.js';
 
 const WEBHOOK_PATH = '/twilio/messages';
 const PUBLIC_BASE_URL = 'https://herald.bench.invalid';
@@ -150,20 +149,6 @@ async function startHerald(setup: TargetSetup, extra: Record<string, string> = {
   return { process: server, verify: (ledger) => verifyHerald(database, ledger) };
 }
 
-/** An OTLP/HTTP collector that takes every export and keeps nothing (so tracing exports for real, off this process's CPU budget as little as possible). */
-async function startOtlpSink(): Promise<{ url: string; exports: () => number; close(): Promise<void> }> {
-  let exports = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      exports += 1;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, exports: () => exports, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 const targetSpecs: TargetSpec[] = [
   {
