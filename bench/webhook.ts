@@ -499,6 +499,19 @@ function report(runs: TargetRun[], signedLate: number, context: BenchmarkContext
     const ratio = measuredP99 / baselineP99;
     checks.push({ name, target: `≤ ${goal.toFixed(2)}`, measured: `${ratio.toFixed(3)} (${ms(measuredP99)} / ${ms(baselineP99)} ms)`, pass: ratio <= goal, kind: 'target' });
   };
+  // CPU per request is far steadier than a p99 on a machine other processes share: printed alongside.
+  const cpuPerRequest = (target: string, name: PhaseName) => {
+    const phase = phaseOf(target, name);
+    const cpu = phase?.cpu.target;
+    return phase && cpu ? (cpu.user + cpu.system) / Math.max(1, phase.load.ok) : undefined;
+  };
+  for (const [target, baseline] of [['herald-metrics', 'herald'], ['herald-tracing', 'herald'], ['herald-scraped', 'herald-metrics']] as const) {
+    const ratios = (['fixed rate', 'max'] as const).map((name) => {
+      const [measured, base] = [cpuPerRequest(target, name), cpuPerRequest(baseline, name)];
+      return measured === undefined || base === undefined ? undefined : `${name} ${(measured / base).toFixed(3)}`;
+    });
+    if (ratios.every(Boolean)) print(`app CPU per request, ${target} / ${baseline}: ${ratios.join(', ')}`);
+  }
   ratioCheck(`ack p99 at ${settings.rate} req/s, metrics on / off`, 'herald-metrics', 'herald', observabilityGoals.metrics);
   ratioCheck(`ack p99 at ${settings.rate} req/s, tracing on / off`, 'herald-tracing', 'herald', observabilityGoals.tracing);
   ratioCheck(`ack p99 at ${settings.rate} req/s, scraped / not scraped`, 'herald-scraped', 'herald-metrics', observabilityGoals.scraped);
