@@ -4,8 +4,8 @@
  * taking every export), in the same run. Herald runs in this process (createHerald, turn
  * workers started) on a fresh database per mode, the fake Anthropic answering at once and
  * the fake Twilio timestamping each reply; 300 people text one message each, 20 a second.
- * The modes alternate over two rounds (after a warm-up run that is not counted) so drift on a
- * shared machine hits each alike.
+ * The modes alternate over three rounds, each starting with a different mode (after a warm-up
+ * run that is not counted), so drift on a shared machine and position in the run hit each alike.
  * The webhook's own ack p99 for the same modes (and under scraping) is in `webhook`.
  */
 import type { AddressInfo } from 'node:net';
@@ -22,7 +22,7 @@ import { banner, ms, percentile, table } from './support/report.js';
 
 const MESSAGES = Number(process.env.BENCH_OBSERVABILITY_MESSAGES ?? 300);
 const RATE = 20;
-const ROUNDS = 2;
+const ROUNDS = 3;
 const PUBLIC_BASE_URL = 'https://herald.bench.test';
 const ANSWER = 'Here you are.';
 const goals = { metrics: 1.03, tracing: 1.1 };
@@ -35,12 +35,14 @@ export const observabilityBenchmark: Benchmark = {
   async run({ postgres, logger, print }) {
     print(banner(`Observability's cost on a turn: webhook → reply handed to Twilio, ${MESSAGES} messages at ${RATE}/s, modes alternating over ${ROUNDS} rounds`));
     const sink = await startOtlpSink();
-    const results = new Map<Mode, { ack: number[]; reply: number[] }>();
+    const results = new Map<Mode, { ack: number[]; reply: number[]; cpuMs: number }>();
     let run = 0;
     try {
       // Round 0 warms up (JIT, the pools, the fakes) and is not counted.
       for (let round = 0; round <= ROUNDS; round += 1) {
-        for (const mode of round === 0 ? (['off'] as const) : (['off', 'metrics', 'tracing'] as const)) {
+        // Each round starts with a different mode, so none always runs first (or last).
+        const order: Mode[] = ['off', 'metrics', 'tracing'];
+        for (const mode of round === 0 ? ['off' as const] : [...order.slice((round - 1) % 3), ...order.slice(0, (round - 1) % 3)]) {
           run += 1;
           const databaseInfo = await postgres.createMigratedDatabase(`observability${run}`, logger);
           const database = connectDatabase(databaseInfo.url, 10);
@@ -68,6 +70,8 @@ export const observabilityBenchmark: Benchmark = {
           const { port } = herald.app.server.address() as AddressInfo;
           const sent = new Map<string, number>();
           const ack: number[] = [];
+          const cpuBefore = process.cpuUsage();
+          let cpuMs = 0;
           try {
             const started = performance.now();
             const posts: Array<Promise<void>> = [];
@@ -89,6 +93,8 @@ export const observabilityBenchmark: Benchmark = {
             }
             await Promise.all(posts);
             await fakeTwilio.waitForMessages(MESSAGES, 120_000);
+            const cpu = process.cpuUsage(cpuBefore);
+            cpuMs = (cpu.user + cpu.system) / 1000;
           } finally {
             await herald.stop(5_000);
             await database.close();
@@ -97,9 +103,10 @@ export const observabilityBenchmark: Benchmark = {
           const reply = fakeTwilio.messages.map((message) => message.dateCreated.getTime() - sent.get(message.to)!);
           if (fakeTwilio.messages.some((message) => message.body !== ANSWER)) throw new Error(`${mode}: a reply was not the answer`);
           if (round === 0) continue;
-          const entry = results.get(mode) ?? { ack: [], reply: [] };
+          const entry = results.get(mode) ?? { ack: [], reply: [], cpuMs: 0 };
           entry.ack.push(...ack);
           entry.reply.push(...reply);
+          entry.cpuMs += cpuMs;
           results.set(mode, entry);
           print(`  round ${round}, ${mode}: reply p50 ${ms(percentile(reply, 0.5))} ms, ack p99 ${ms(percentile(ack, 0.99))} ms`);
         }
@@ -109,9 +116,12 @@ export const observabilityBenchmark: Benchmark = {
     }
     const row = (mode: Mode) => {
       const entry = results.get(mode)!;
-      return [mode, entry.reply.length, ms(percentile(entry.ack, 0.5)), ms(percentile(entry.ack, 0.99)), ms(percentile(entry.reply, 0.5)), ms(percentile(entry.reply, 0.99))];
+      return [mode, entry.reply.length, ms(percentile(entry.ack, 0.5)), ms(percentile(entry.ack, 0.99)), ms(percentile(entry.reply, 0.5)), ms(percentile(entry.reply, 0.99)), ms(entry.cpuMs / entry.reply.length)];
     };
-    print(table(['mode', 'replies', 'ack p50 ms', 'ack p99 ms', 'reply p50 ms', 'reply p99 ms'], (['off', 'metrics', 'tracing'] as const).map(row)));
+    print(table(['mode', 'replies', 'ack p50 ms', 'ack p99 ms', 'reply p50 ms', 'reply p99 ms', 'CPU ms per turn'], (['off', 'metrics', 'tracing'] as const).map(row)));
+    print('CPU per turn: this whole process (Herald, the fakes, the load) per message; the fakes and the load are the same in every mode, so differences are Herald\'s.');
+    const cpu = (mode: Mode) => results.get(mode)!.cpuMs / results.get(mode)!.reply.length;
+    print(`CPU per turn, metrics / off ${(cpu('metrics') / cpu('off')).toFixed(3)}, tracing / off ${(cpu('tracing') / cpu('off')).toFixed(3)}`);
     print(`OTLP sink received ${sink.exports()} exports`);
     const p50 = (mode: Mode) => percentile(results.get(mode)!.reply, 0.5);
     const checks: Check[] = [
