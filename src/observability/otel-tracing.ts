@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -98,10 +98,11 @@ export function createOtelTracing(settings: TracingSettings, logger: Logger): Tr
     if (parent === null) return ROOT_CONTEXT;
     return propagator.extract(ROOT_CONTEXT, { traceparent: parent }, { get: (carrier, key) => carrier[key as 'traceparent'], keys: (carrier) => Object.keys(carrier) });
   };
+  // W3C traceparent, written directly (it is on the webhook's hot path): version 00, ids, flags.
   const traceparentOf = (span: Span): string | undefined => {
-    const carrier: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, { set: (target, key, value) => (target[key] = value) });
-    return carrier.traceparent;
+    const spanContext = span.spanContext();
+    if (!isSpanContextValid(spanContext)) return undefined;
+    return `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
   };
   const markFailed = (span: Span, error: unknown) => {
     span.setAttributes({ 'error.type': error instanceof Error ? error.constructor.name : typeof error, 'herald.error.blame': blameOf(error) });

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
@@ -17,7 +18,7 @@ const phone = '+14155557001';
 const whatsapp = 'whatsapp:+14155557002';
 // Distinctive words, so a leak cannot hide behind common ones.
 const texts = ['remember that my axolotl is called Pemberton Quaile', 'delete my Zanzibar list', 'YES', 'what rhymes with Florimel'];
-const distinctive = ['axolotl', 'Pemberton', 'Quaile', 'Zanzibar', 'Florimel', 'Noted'];
+const distinctive = ['axolotl', 'Pemberton', 'Quaile', 'Zanzibar', 'Florimel', 'Noted', 'Feed'];
 
 const deleteListTurns: ScriptedAnthropicResponse[] = [
   { toolCalls: [{ name: 'create_plan', input: { analysis: 'Delete a list', goal: 'Delete the list', steps: [{ id: 'step_1', agent: 'list-agent', task: 'Delete the Zanzibar list' }] } }] },
@@ -62,6 +63,12 @@ describe('Prometheus metrics', () => {
     harness.anthropic.enqueue({ text: 'Florimel rhymes with caramel, nearly.' });
     expect(await harness.exchange(whatsapp, texts[3]!)).toContain('Florimel');
     userIds.push((await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: whatsapp.slice('whatsapp:'.length) } })).id);
+    // A reminder fires (2 s from now, in the user's zone).
+    const due = DateTime.now().setZone('America/New_York').plus({ seconds: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+    const sentBefore = harness.twilio.messages.filter((message) => message.to === phone).length;
+    expect((await harness.herald.reminders.create(user.id, 'America/New_York', { text: 'Feed Pemberton', at: due })).ok).toBe(true);
+    const [reminder] = (await harness.repliesTo(phone, sentBefore + 1, 15_000)).slice(sentBefore);
+    expect(reminder?.body).toContain('Reminder');
     // A duplicate delivery and a malformed webhook.
     const sid = 'SM0000000000000000000000000000dupe';
     harness.anthropic.enqueue({ text: 'Hello again.' });
@@ -124,8 +131,14 @@ describe('Prometheus metrics', () => {
     expect(new Set(samples.filter((sample) => sample.name === 'herald_model_calls_total').map((sample) => sample.labels.model))).toEqual(new Set(['claude-sonnet-5-5', 'claude-haiku-5-5']));
   });
 
+  it('times reminders from their due time to Twilio', () => {
+    expect(value('herald_reminder_lateness_seconds_count')).toBe(1);
+    expect(value('herald_reminder_lateness_seconds_sum')).toBeGreaterThanOrEqual(0);
+  });
+
   it('counts outbox sends, confirmations, and reads queue depth and waiting messages at scrape time', () => {
-    expect(value('herald_outbox_sends_total', { channel: 'sms', status: 'sent', error_code: 'none' })).toBe(4);
+    // Five replies and the reminder.
+    expect(value('herald_outbox_sends_total', { channel: 'sms', status: 'sent', error_code: 'none' })).toBe(5);
     expect(value('herald_outbox_sends_total', { channel: 'whatsapp', status: 'sent' })).toBe(1);
     expect(value('herald_outbox_waiting')).toBe(0);
     expect(samples.filter((sample) => sample.name === 'herald_queue_jobs').map((sample) => sample.labels.queue)).toContain('turn');
