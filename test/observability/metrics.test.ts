@@ -4,6 +4,7 @@ import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.j
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { createUser } from '../reminders/support.js';
 import { parseScrape, type Sample } from './scrape.js';
+import { waitUntil } from '../db/wait-until.js';
 
 /**
  * `GET /metrics` (METRICS_TOKEN): Prometheus text to the bearer of the token only, and after
@@ -165,6 +166,26 @@ describe('Prometheus metrics', () => {
     }
     // Nor anywhere else in the exposition (help texts included).
     for (const secret of [phone, phone.slice(2), ...userIds, ...distinctive]) expect(scrapeText).not.toContain(secret);
+  });
+});
+
+describe('lease takeovers', () => {
+  it("counts each lapsed lease the periodic sweep takes over (an instance died mid-turn)", async () => {
+    const harness = await HeraldHarness.start({ env: { METRICS_TOKEN: TOKEN, TURN_LEASE_SWEEP_MS: '100' } });
+    try {
+      const { prisma } = harness.database;
+      for (const phone of ['+14155557101', '+14155557102']) {
+        const user = await prisma.user.create({ data: { phone, timezone: 'UTC', updatedAt: new Date() } });
+        // What a SIGKILLed holder leaves: a lease that lapsed without being released.
+        await prisma.$executeRaw`UPDATE "User" SET "turnLeaseOwner" = 'dead', "turnLeaseUntil" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE id = ${user.id}::uuid`;
+      }
+      const takeovers = async () => parseScrape((await harness.herald.metrics.scrape()).body).find((sample) => sample.name === 'herald_turn_lease_takeovers_total')?.value;
+      // The sweep runs on its own timer: no event to await, so its effect is polled.
+      await waitUntil(async () => (await takeovers()) === 2, 'both lapsed leases taken over');
+      expect(await prisma.user.count({ where: { turnLeaseOwner: 'dead' } })).toBe(0);
+    } finally {
+      await harness.close();
+    }
   });
 });
 
