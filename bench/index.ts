@@ -20,6 +20,8 @@ import { machineBusyOver } from './support/cpu.js';
 import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
+import { burstBenchmark } from './burst.js';
+import { observabilityBenchmark } from './observability.js';
 import { calendarBenchmark } from './calendar.js';
 import { conversationBenchmark } from './conversation.js';
 import { emailBenchmark } from './email.js';
@@ -39,6 +41,8 @@ const benchmarks: Benchmark[] = [
   emailBenchmark,
   gmailBenchmark,
   recoveryBenchmark,
+  burstBenchmark,
+  observabilityBenchmark,
   accessBenchmark,
   conversationBenchmark,
 ];

@@ -32,6 +32,7 @@ import { banner, fixed, heading, ms, percent, table, type Cell } from './support
 import { startTarget, type TargetProcess } from './support/target-process.js';
 import type { QueryProfile, TargetStats } from './support/target-protocol.js';
 import { SignedWebhookPool, WebhookFactory } from './support/twilio-webhooks.js';
+import { startOtlpSink } from './support/otlp-sink.js';
 
 const WEBHOOK_PATH = '/twilio/messages';
 const PUBLIC_BASE_URL = 'https://herald.bench.invalid';
@@ -48,7 +49,7 @@ const settings = {
   users: envInt('BENCH_WEBHOOK_USERS', 1000),
   /** 'even' (default) or 'burst' (autocannon's own limiter); see LoadOptions.pacing. */
   pacing: process.env.BENCH_WEBHOOK_PACING === 'burst' ? ('burst' as const) : ('even' as const),
-  targets: (process.env.BENCH_WEBHOOK_TARGETS ?? 'herald,ceiling')
+  targets: (process.env.BENCH_WEBHOOK_TARGETS ?? 'herald,herald-metrics,herald-tracing,herald-scraped,ceiling')
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean),
@@ -59,6 +60,12 @@ const MIN_WARMUP_REQUESTS = 400;
 
 /** The issue's targets. */
 const goals = { p99Ms: 50, throughputRatio: 0.5 };
+/** Issue 22: the cost of observability at the fixed rate, as ratios of p99 (metrics on / off, tracing on / off, scraped / not). */
+const observabilityGoals = { metrics: 1.03, tracing: 1.1, scraped: 1.1 };
+/** METRICS_TOKEN of the metrics targets. */
+const METRICS_TOKEN = 'webhook-bench-metrics-token-0000';
+/** How often the scraped target's /metrics is read during its phases (Prometheus scrapes every 15 s by default). */
+const SCRAPE_EVERY_MS = 1_000;
 
 type PhaseName = 'warm-up' | 'serial' | 'fixed rate' | 'max';
 
@@ -94,6 +101,10 @@ interface TargetSetup {
 interface StartedTarget {
   process: TargetProcess;
   verify(ledger: RequestLedger): Promise<Verification>;
+  /** Scrape its /metrics this often while load runs (the scraped target). */
+  scrapeEveryMs?: number;
+  /** Anything to stop with the target (the OTLP sink). */
+  close?(): Promise<void>;
 }
 
 /** A server the load can be pointed at. */
@@ -109,6 +120,10 @@ function heraldEnvironment(setup: TargetSetup, databaseUrl: string | undefined):
     NODE_ENV: 'production',
     HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
     LOG_LEVEL: 'warn',
+    // Production defaults to invite-only, which would refuse (and store nothing of) every
+    // sender here; open, with no cap on newcomers, measures the path that stores the message.
+    ACCESS_MODE: 'open',
+    NEW_USERS_PER_HOUR: '1000000',
     PUBLIC_BASE_URL,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     DATABASE_POOL_SIZE: String(setup.poolSize),
@@ -123,18 +138,49 @@ function heraldEnvironment(setup: TargetSetup, databaseUrl: string | undefined):
   };
 }
 
+/** Herald as the 'herald' target runs it, with `extra` in its environment (metrics, tracing). */
+async function startHerald(setup: TargetSetup, extra: Record<string, string> = {}): Promise<StartedTarget> {
+  const database = await setup.context.postgres.createMigratedDatabase('webhook', setup.context.logger);
+  const server = await startTarget(new URL('./targets/herald.ts', import.meta.url), {
+    BENCH_TARGET_DATABASE_URL: database.url,
+    BENCH_HERALD_ENV: JSON.stringify({ ...heraldEnvironment(setup, database.url), ...extra }),
+    BENCH_PROFILE: setup.context.profile ? '1' : '0',
+  });
+  return { process: server, verify: (ledger) => verifyHerald(database, ledger) };
+}
+
+
 const targetSpecs: TargetSpec[] = [
   {
     name: 'herald',
     description: 'Herald: createHerald() on a fresh migrated database, queue started, no turn workers',
+    start: (setup) => startHerald(setup),
+  },
+  {
+    name: 'herald-metrics',
+    description: 'Herald with METRICS_TOKEN set (metrics recorded on every request; never scraped)',
+    start: (setup) => startHerald(setup, { METRICS_TOKEN }),
+  },
+  {
+    name: 'herald-tracing',
+    description: 'Herald with OTEL_EXPORTER_OTLP_ENDPOINT set (a span per webhook, exported to a local OTLP sink)',
     async start(setup) {
-      const database = await setup.context.postgres.createMigratedDatabase('webhook', setup.context.logger);
-      const server = await startTarget(new URL('./targets/herald.ts', import.meta.url), {
-        BENCH_TARGET_DATABASE_URL: database.url,
-        BENCH_HERALD_ENV: JSON.stringify(heraldEnvironment(setup, database.url)),
-        BENCH_PROFILE: setup.context.profile ? '1' : '0',
-      });
-      return { process: server, verify: (ledger) => verifyHerald(database, ledger) };
+      const sink = await startOtlpSink();
+      const started = await startHerald(setup, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+      return {
+        ...started,
+        async close() {
+          setup.context.print(`  OTLP sink received ${sink.exports()} exports`);
+          await sink.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'herald-scraped',
+    description: `Herald with METRICS_TOKEN set, its /metrics scraped every ${SCRAPE_EVERY_MS / 1000} s during the load`,
+    async start(setup) {
+      return { ...(await startHerald(setup, { METRICS_TOKEN })), scrapeEveryMs: SCRAPE_EVERY_MS };
     },
   },
   {
@@ -212,6 +258,7 @@ async function run(context: BenchmarkContext): Promise<BenchmarkOutcome> {
       runs.push(await measureTarget(spec.name, started, webhooks, context));
     } finally {
       await started.process.stop();
+      await started.close?.();
     }
   }
   return report(runs, webhooks.signedLate, context);
@@ -234,6 +281,20 @@ async function measureTarget(name: string, target: StartedTarget, webhooks: Sign
 
   await context.postgres.checkpoint();
   print(`pid ${server.pid}, listening on ${server.url}`);
+  // The scraped target: a scraper reads /metrics throughout, as Prometheus would (more often).
+  let scrapes = 0;
+  let scrapeFailures = 0;
+  const scraper = target.scrapeEveryMs
+    ? setInterval(() => {
+        fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+          .then(async (response) => {
+            await response.arrayBuffer();
+            if (response.ok) scrapes += 1;
+            else scrapeFailures += 1;
+          })
+          .catch(() => (scrapeFailures += 1));
+      }, target.scrapeEveryMs)
+    : undefined;
   let warmup = await measure('warm-up', { ...common, durationSeconds: settings.warmupSeconds }, settings.warmupSeconds * 3000);
   if (warmup.load.ok < MIN_WARMUP_REQUESTS) {
     // A slow or cold target has not warmed up in that time: top it up to a minimum count.
@@ -247,6 +308,10 @@ async function measureTarget(name: string, target: StartedTarget, webhooks: Sign
   await measure('fixed rate', { ...common, amount: rateAmount, overallRate: settings.rate, pacing: settings.pacing }, rateAmount + settings.connections * 2);
   await measure('max', { ...common, durationSeconds: settings.maxSeconds }, Math.ceil(perSecond() * settings.maxSeconds));
   webhooks.compact();
+  if (scraper) {
+    clearInterval(scraper);
+    print(`  /metrics scraped ${scrapes} times during the load (${scrapeFailures} failed)`);
+  }
 
   const verification = await target.verify(ledger);
   for (const line of verification.lines) print(`  ${line.pass ? 'ok' : 'FAILED'}: ${line.text}`);
@@ -423,6 +488,33 @@ function report(runs: TargetRun[], signedLate: number, context: BenchmarkContext
       kind: 'target',
     });
   }
+  // Issue 22: what metrics, tracing and a scrape cost the webhook, as p99 ratios at the fixed rate.
+  const p99At = (target: string) => {
+    const phase = phaseOf(target, 'fixed rate');
+    return phase ? quantile(phase.load.latenciesMs, 0.99) : undefined;
+  };
+  const ratioCheck = (name: string, target: string, baseline: string, goal: number) => {
+    const [measuredP99, baselineP99] = [p99At(target), p99At(baseline)];
+    if (measuredP99 === undefined || baselineP99 === undefined) return;
+    const ratio = measuredP99 / baselineP99;
+    checks.push({ name, target: `≤ ${goal.toFixed(2)}`, measured: `${ratio.toFixed(3)} (${ms(measuredP99)} / ${ms(baselineP99)} ms)`, pass: ratio <= goal, kind: 'target' });
+  };
+  // CPU per request is far steadier than a p99 on a machine other processes share: printed alongside.
+  const cpuPerRequest = (target: string, name: PhaseName) => {
+    const phase = phaseOf(target, name);
+    const cpu = phase?.cpu.target;
+    return phase && cpu ? (cpu.user + cpu.system) / Math.max(1, phase.load.ok) : undefined;
+  };
+  for (const [target, baseline] of [['herald-metrics', 'herald'], ['herald-tracing', 'herald'], ['herald-scraped', 'herald-metrics']] as const) {
+    const ratios = (['fixed rate', 'max'] as const).map((name) => {
+      const [measured, base] = [cpuPerRequest(target, name), cpuPerRequest(baseline, name)];
+      return measured === undefined || base === undefined ? undefined : `${name} ${(measured / base).toFixed(3)}`;
+    });
+    if (ratios.every(Boolean)) print(`app CPU per request, ${target} / ${baseline}: ${ratios.join(', ')}`);
+  }
+  ratioCheck(`ack p99 at ${settings.rate} req/s, metrics on / off`, 'herald-metrics', 'herald', observabilityGoals.metrics);
+  ratioCheck(`ack p99 at ${settings.rate} req/s, tracing on / off`, 'herald-tracing', 'herald', observabilityGoals.tracing);
+  ratioCheck(`ack p99 at ${settings.rate} req/s, scraped / not scraped`, 'herald-scraped', 'herald-metrics', observabilityGoals.scraped);
   for (const run of runs) {
     checks.push({
       name: `${run.name}: stored = acknowledged`,

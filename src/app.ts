@@ -10,6 +10,8 @@ import { devPhoneRoute, type DevPhoneRouteOptions } from './http/routes/dev-phon
 import { pagesRoute, type PagesRouteOptions } from './http/routes/pages.js';
 import { connectRoutes, type ConnectRouteOptions } from './http/routes/connect.js';
 import { serializeRequest } from './http/request-log.js';
+import { metricsRoute } from './http/routes/metrics.js';
+import type { HeraldMetrics } from './observability/metrics.js';
 
 /** Everything the HTTP layer needs; services are handed in, so tests build the app with fakes. */
 export interface AppDependencies {
@@ -30,6 +32,8 @@ export interface AppDependencies {
   connect?: ConnectRouteOptions;
   /** `/dev/phone`, in local mode only (Twilio not configured). */
   devPhone?: Omit<DevPhoneRouteOptions, 'signature'>;
+  /** Prometheus metrics: request durations are recorded when enabled; `GET /metrics` exists only with a token (METRICS_TOKEN). */
+  metrics?: { registry: HeraldMetrics; token?: string | undefined };
 }
 
 /** Builds the Fastify app: plugins, then thin routes that call the services. */
@@ -57,6 +61,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     request.log.error({ error: { message: error.message, code: error.code } }, 'request failed');
     return reply.code(500).type('text/plain').send('Internal error; please retry');
   });
+
+  const metrics = deps.metrics?.registry;
+  if (metrics?.enabled) {
+    // The route's pattern (`/p/:token`), never the URL: no token or id becomes a label.
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+  if (metrics && deps.metrics?.token) await app.register(metricsRoute, { metrics, token: deps.metrics.token });
 
   const signature = { publicBaseUrl: deps.http.publicBaseUrl, authToken: deps.twilioAuthToken };
   await app.register(twilioMessagesRoute, { signature, inbound: deps.inbound, rateLimitPerMinute: deps.http.rateLimitPerMinute });

@@ -64,6 +64,16 @@ import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
 import { AllowedHosts } from './net/allowed-hosts.js';
 import { OutboundPolicy, type HostResolver } from './net/outbound-policy.js';
+import { createMetrics, noopMetrics, type HeraldMetrics } from './observability/metrics.js';
+import { databaseGauges } from './observability/scrape-gauges.js';
+import { startTracing, type Tracing } from './observability/tracing.js';
+import { observedModel } from './observability/observed-model.js';
+import { tracedRegistry } from './observability/traced-agents.js';
+import { TurnObserver } from './observability/turn-observer.js';
+import { RateLimitPatience } from './model/rate-limit-patience.js';
+import { PromptCachePolicy, PromptCacheTtlModel } from './model/prompt-cache-policy.js';
+import { LongReplies } from './turns/long-replies.js';
+import { parseTwilioAddress } from './channels/phone-number.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -85,6 +95,10 @@ export interface HeraldOptions {
   pollingIntervalSeconds?: number;
   /** Resolves the host names of servers users connect (tests map names to addresses); default the system's. */
   resolver?: HostResolver;
+  /** Metrics to record into (tests read their own registry); default: a registry when METRICS_TOKEN is set, else none. */
+  metrics?: HeraldMetrics;
+  /** Tracing to use; default: OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none. */
+  tracing?: Tracing;
 }
 
 /** A wired Herald: the HTTP app plus the workers behind it. */
@@ -112,6 +126,8 @@ export interface Herald {
   outboundFeed: OutboundFeed | undefined;
   recovery: TurnRecovery;
   worker: TurnWorker;
+  /** Prometheus metrics (a no-op without METRICS_TOKEN). */
+  metrics: HeraldMetrics;
   /** Starts the queue, the turn workers and recovery (does not listen). */
   start(): Promise<void>;
   /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
@@ -131,8 +147,27 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ));
   const { prisma } = database;
 
-  // Each role's fallback models are tried when its model is unavailable (after the SDK's retries).
-  const model = new FallbackModel(options.model ?? createModel(config, logger), logger.child({ component: 'model' }));
+  // Observability: metrics when METRICS_TOKEN is set, traces when an OTLP endpoint is; without
+  // them both are no-ops and no OpenTelemetry module is loaded.
+  let worker: TurnWorker | undefined;
+  const metrics =
+    options.metrics ?? (config.observability.metricsToken ? createMetrics({ gauges: databaseGauges(database.pool, () => worker?.activeCount ?? 0), dailyBudgetUsd: config.budgets.dailyUsd }) : noopMetrics);
+  const tracing = options.tracing ?? (await startTracing(config.observability.tracing, logger));
+  const turnObserver = new TurnObserver(metrics, tracing, async (turnId) => {
+    const row = await prisma.message.findFirst({ where: { turnId, traceContext: { not: null } }, select: { traceContext: true } });
+    return row?.traceContext ?? undefined;
+  });
+
+  // Each role's fallback models are tried when its model is unavailable (after the SDK's retries);
+  // when every one is rate limited, the call waits for the limit to lift instead of failing.
+  const model = new RateLimitPatience(
+    new FallbackModel(
+      // Each stable prompt prefix is cached for as long as its measured pace makes cheapest.
+      new PromptCacheTtlModel(observedModel(options.model ?? createModel(config, logger, metrics), metrics, tracing), new PromptCachePolicy(() => clock.now().getTime())),
+      logger.child({ component: 'model' }),
+    ),
+    { onWait: (name, milliseconds) => metrics.modelRateLimitWait(name, milliseconds / 1000) },
+  );
   // Local mode (no Twilio): what is "sent" also goes to the dev phone and `npm run chat`.
   const outboundFeed = config.twilio.transport === 'console' ? new OutboundFeed() : undefined;
   const baseTransport = options.transport ?? createTransport(config, logger);
@@ -157,6 +192,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    onSend: (event) => turnObserver.sent(event),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
   const facts = new FactService(prisma, database.pool, clock);
@@ -204,12 +240,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens),
+    registry: tracedRegistry(createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens), tracing),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
+    tracing,
   };
   // A held action names its agent and tool; YES (or a pick from "Which one?") runs that tool with the stored arguments.
   const actions = new ActionRunner(
@@ -218,7 +255,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     clock,
     logger.child({ component: 'confirmations' }),
   );
-  const questions = new PendingQuestions(prisma, clock, ids, config.limits.confirmationTtlMs);
+  const questions = new PendingQuestions(prisma, clock, ids, config.limits.confirmationTtlMs, (kind, outcome) => metrics.question(kind, outcome));
   const subjects = new ConversationSubjects(prisma, clock, config.reminders.replyWindowMs);
   // Fixed texts follow the language a message is written in; the detector loads once, here.
   await loadLanguageDetector();
@@ -254,8 +291,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     clock,
     logger: logger.child({ component: 'turn' }),
+    tracing,
+    onTurnEnd: (event) => turnObserver.turnEnded(event),
+    longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
-  const worker = new TurnWorker({
+  worker = new TurnWorker({
     leases: new TurnLeases(prisma),
     runner,
     outbox,
@@ -266,6 +306,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     // lapsed-lease sweep below hands its users to a live instance.
     leaseMs: config.turns.leaseMs,
   });
+  const turnWorker = worker;
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 
   const app = await buildApp({
@@ -274,7 +315,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     twilioAuthToken: config.twilio.authToken,
     inbound: {
       async receive(delivery) {
-        const outcome = await inbound.receive(delivery);
+        const channel = parseTwilioAddress(delivery.webhook.From)?.channel ?? 'unknown';
+        const outcome = await tracing.span('herald.webhook', { kind: 'server', parent: null, attributes: { 'herald.channel': channel } }, async (span) => {
+          const received = await inbound.receive({ ...delivery, traceContext: span.traceparent });
+          span.setAttributes({ 'herald.webhook.outcome': received.kind, 'herald.webhook.deferred': Boolean(delivery.deferTurnUntil) });
+          return received;
+        });
+        metrics.webhookMessage(channel, outcome.kind === 'accepted' ? 'stored' : outcome.kind);
+        if (outcome.kind === 'refused') metrics.turn('refused_access');
         if (outcome.kind !== 'accepted') return outcome;
         if (delivery.deferTurnUntil) {
           // Stored without a job (a sender over the rate limit): its turn comes when the window
@@ -290,6 +338,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     pages,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
+    metrics: { registry: metrics, token: config.observability.metricsToken },
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
         prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
@@ -308,7 +357,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     sweeping = recovery
       .takeOverLapsedLeases()
       .then(
-        () => undefined,
+        (taken) => metrics.leaseTakeovers(taken.length),
         (error: unknown) => logger.warn({ error: describeError(error) }, 'lapsed-lease sweep failed'),
       )
       .finally(() => (sweeping = undefined));
@@ -330,22 +379,30 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     questions,
     outboundFeed,
     recovery,
-    worker,
+    worker: turnWorker,
+    metrics,
     async start() {
       await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
+      // Each of the many turn workers polls less often, so that together they look about eight
+      // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
+      // an idle one at once; polling finds only work from elsewhere: retries, other instances).
       await queue.work<TurnJobData>(
         TURN_QUEUE,
-        { concurrency: config.turns.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
-        (job) => worker.drain(job.data.userId, job.id),
+        { concurrency: config.turns.concurrency, pollingIntervalSeconds: (options.pollingIntervalSeconds ?? 1) * Math.max(1, config.turns.concurrency / 8) },
+        (job) => turnWorker.drain(job.data.userId, job.id),
       );
       await queue.work<ReminderJobData>(
         REMINDER_QUEUE,
         { concurrency: config.reminders.concurrency, batchSize: config.reminders.batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
         async (job) => {
-          await reminderDelivery.deliver(job.data);
+          const delivered = await reminderDelivery.deliver(job.data);
+          // Lateness as the person sees it: from the time set to the text handed to Twilio.
+          if (delivered.kind === 'handled' && !delivered.duplicate && (delivered.status === 'sent' || delivered.status === 'late')) {
+            metrics.reminderLateness((clock.now().getTime() - new Date(job.data.dueAt).getTime()) / 1000);
+          }
         },
       );
-      await recovery.takeOverLapsedLeases();
+      metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
@@ -367,7 +424,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (recoveryTimer) clearInterval(recoveryTimer);
       if (leaseSweepTimer) clearInterval(leaseSweepTimer);
       await sweeping;
-      const interrupt = setTimeout(() => worker.interruptAll(), graceMs);
+      const interrupt = setTimeout(() => turnWorker.interruptAll(), graceMs);
       try {
         await queue.stop(graceMs + 5_000);
       } finally {
@@ -375,12 +432,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       }
       await app.close();
       await email.emails.close();
+      // Whatever spans are buffered go out (bounded: a collector that is down cannot hold this up).
+      if (!options.tracing) await tracing.shutdown();
       if (!options.database) await database.close();
     },
   };
 }
 
-function createModel(config: Config, logger: Logger): ModelClient {
+function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): ModelClient {
   if (!config.anthropic.apiKey) {
     logger.warn('ANTHROPIC_API_KEY is not set: Herald will answer every message by saying it has no model configured');
     return new UnconfiguredModel();
@@ -391,6 +450,7 @@ function createModel(config: Config, logger: Logger): ModelClient {
     baseUrl: config.anthropic.baseUrl,
     timeoutMs: config.anthropic.timeoutMs,
     maxRetries: config.anthropic.maxRetries,
+    ...(metrics.enabled ? { onRateLimited: (model: string) => metrics.modelRateLimited(model) } : {}),
   });
   return anthropic;
 }

@@ -140,6 +140,23 @@ function toConfig(environment: Environment) {
       /** The whole deployment per day (DEFAULT_TIMEZONE's day), in USD; undefined: no limit. */
       dailyUsd: environment.DAILY_BUDGET_USD,
     },
+    observability: {
+      /** Unset: no `GET /metrics` and no metrics kept. Set: Prometheus scrapes with `Authorization: Bearer <token>`. */
+      metricsToken: environment.METRICS_TOKEN,
+      /**
+       * OpenTelemetry traces over OTLP/HTTP (protobuf); undefined: no tracing code is loaded. The
+       * traces endpoint is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT
+       * plus `/v1/traces`, as the OpenTelemetry specification says.
+       */
+      tracing:
+        environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || environment.OTEL_EXPORTER_OTLP_ENDPOINT
+          ? {
+              tracesUrl: environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${environment.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`,
+              headers: parseOtlpHeaders(environment.OTEL_EXPORTER_OTLP_HEADERS),
+              serviceName: environment.OTEL_SERVICE_NAME,
+            }
+          : undefined,
+    },
     connections: {
       /** Unset outside production: a development key is kept under DATA_DIR (src/connections/encryption-key.ts). */
       encryptionKey: environment.HERALD_ENCRYPTION_KEY,
@@ -165,6 +182,25 @@ function toConfig(environment: Environment) {
           : undefined,
     },
   };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs, comma-separated, values percent-encoded (the OpenTelemetry format). */
+function parseOtlpHeaders(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (value ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const key = pair.slice(0, at).trim();
+    const raw = pair.slice(at + 1).trim();
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoded after all: taken as written.
+    }
+    if (key) headers[key] = decoded;
+  }
+  return headers;
 }
 
 /** Herald's settings, grouped by concern. */

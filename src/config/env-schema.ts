@@ -185,7 +185,7 @@ export const environmentSchema = z
     AGENT_PROMPT_TOKENS: integer(4000, 1),
     REPLY_MAX_TOKENS: integer(1024, 1),
 
-    TURN_CONCURRENCY: integer(8, 1),
+    TURN_CONCURRENCY: integer(100, 1),
     TURN_LEASE_MS: integer(15_000, 1_000),
     TURN_LEASE_SWEEP_MS: integer(2_000, 100),
     TURN_MAX_MESSAGE_TOKENS: integer(4_000, 50),
@@ -225,6 +225,12 @@ export const environmentSchema = z
     NEW_USERS_PER_HOUR: integer(30, 1),
     USER_DAILY_BUDGET_USD: unsetWhenEmpty(usd.default(0.5)),
     DAILY_BUDGET_USD: unsetWhenEmpty(usd.optional()),
+
+    METRICS_TOKEN: unsetWhenEmpty(z.string().trim().min(16, 'must be at least 16 characters (e.g. the output of: openssl rand -hex 24)').optional()),
+    OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(httpUrl.optional()),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(httpUrl.optional()),
+    OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+    OTEL_SERVICE_NAME: withDefault('herald'),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one
@@ -278,4 +284,4 @@ export const environmentSchema = z
 export type Environment = z.infer<typeof environmentSchema>;
 
 /** Variables whose values must never be printed or logged. */
-export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET'] as const;
+export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET', 'METRICS_TOKEN', 'OTEL_EXPORTER_OTLP_HEADERS'] as const;

@@ -29,6 +29,8 @@ export interface InboundDelivery {
    * caller schedules the turn for this instant (src/http/sender-rate-limit.ts).
    */
   deferTurnUntil?: Date | undefined;
+  /** The webhook span's W3C traceparent (tracing on): stored with the message, for its turn to continue. */
+  traceContext?: string | undefined;
 }
 
 /**
@@ -58,8 +60,8 @@ WITH keys AS (
     "updatedAt" = EXCLUDED."updatedAt"
   RETURNING "id"
 ), message AS (
-  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "inboundStatus", "createdAt")
-  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, 'pending'::"InboundStatus", $2::timestamp FROM contact
+  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "inboundStatus", "traceContext", "createdAt")
+  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, 'pending'::"InboundStatus", $15, $2::timestamp FROM contact
   RETURNING "userId"
 )`;
 
@@ -136,6 +138,7 @@ export class InboundService {
       webhook.To,
       webhook.OptOutType ?? null,
       webhook.OriginalRepliedMessageSid ?? null,
+      delivery.traceContext ?? null,
     ];
     try {
       return await this.record(values, messageId, !delivery.deferTurnUntil);

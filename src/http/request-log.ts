@@ -4,10 +4,12 @@ import type { FastifyRequest } from 'fastify';
 const PATH_TOKEN = /^(\/(?:p|connect|calendar)\/)[^/?#]+/;
 /** An OAuth callback's query holds the authorization code and state. */
 const OAUTH_QUERY = /^(\/oauth\/[^?#]*)\?.*$/;
+/** A scraper that put the metrics token in the query string (refused, and never logged). */
+const METRICS_QUERY = /^(\/metrics)\?.*$/;
 
 /** The request path as it may be logged: a page's URL is its key, so its token never is (nor a link's, a feed's, or an OAuth code). */
 export function loggableUrl(url: string): string {
-  return url.replace(PATH_TOKEN, '$1[token]').replace(OAUTH_QUERY, '$1?[redacted]');
+  return url.replace(PATH_TOKEN, '$1[token]').replace(OAUTH_QUERY, '$1?[redacted]').replace(METRICS_QUERY, '$1?[redacted]');
 }
 
 /**

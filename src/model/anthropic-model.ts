@@ -13,6 +13,11 @@ export interface AnthropicModelOptions {
   timeoutMs: number;
   /** Retries for 408/409/429/5xx/529 and connection errors, with the SDK's backoff. */
   maxRetries: number;
+  /**
+   * Told of every 429 the service answers, the SDK's own retries included (metrics: a burst
+   * against the rate limit shows even when the retries absorb it), with the wait it asked for.
+   */
+  onRateLimited?: (model: string, retryAfterMs: number | undefined) => void;
 }
 
 /**
@@ -29,6 +34,7 @@ export class AnthropicModel implements ModelClient {
       ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
+      ...(options.onRateLimited ? { fetch: rateLimitWatchingFetch(options.onRateLimited) } : {}),
     });
   }
 
@@ -44,6 +50,7 @@ export class AnthropicModel implements ModelClient {
           outputTokens: message.usage.output_tokens,
           cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
           cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+          ...(message.usage.cache_creation?.ephemeral_1h_input_tokens ? { cacheWrite1hTokens: message.usage.cache_creation.ephemeral_1h_input_tokens } : {}),
         },
         content: message.content.flatMap((block): ResponseBlock[] => {
           switch (block.type) {
@@ -94,7 +101,7 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
   }
   if (error instanceof Anthropic.APIError) {
     const status = error.status;
-    if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status });
+    if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status, retryAfterMs: retryAfterMs(error.headers) });
     if (status === 529) return new ModelError('the model service is overloaded', 'overloaded', { cause: error, status });
     if (status !== undefined && status >= 500) return new ModelError(`the model service failed (${status})`, 'unavailable', { cause: error, status });
     // 408 (request timeout) and 409 (conflict) are transient: the SDK itself retries them.
@@ -106,6 +113,31 @@ function translateError(error: unknown, signal: AbortSignal | undefined): Error 
     return new ModelError(`the model service rejected the request (${status ?? 'no status'}${detail})`, 'rejected', { cause: error, status });
   }
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Global fetch, reporting each 429 (and the model the request named) before the SDK decides whether to retry it. */
+function rateLimitWatchingFetch(onRateLimited: NonNullable<AnthropicModelOptions['onRateLimited']>): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 429) {
+      // Only on a 429, so the request body is read back rarely.
+      const model = typeof init?.body === 'string' ? (/"model":"([^"]{1,100})"/.exec(init.body)?.[1] ?? 'unknown') : 'unknown';
+      onRateLimited(model, retryAfterMs(response.headers));
+    }
+    return response;
+  };
+}
+
+/** The wait a 429 asks for: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
 /** The API's own error type and message (they name fields, never the prompt), shortened. */

@@ -48,8 +48,9 @@ function systemParams(request: ModelRequest, profile: ModelProfile): TextBlockPa
   let prefixTokens = request.tools && request.tools.length > 0 ? estimateTokens(JSON.stringify(request.tools.map(toToolParam))) : 0;
   return request.system.map((block): TextBlockParam => {
     prefixTokens += estimateTokens(block.text);
-    const cacheable = block.cache === true && prefixTokens >= profile.minimumCacheableTokens;
-    return { type: 'text', text: block.text, ...(cacheable ? { cache_control: { type: 'ephemeral' } } : {}) };
+    const cacheable = block.cache === true && request.cacheTtl !== 'none' && prefixTokens >= profile.minimumCacheableTokens;
+    if (!cacheable) return { type: 'text', text: block.text };
+    return { type: 'text', text: block.text, cache_control: request.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } };
   });
 }
 

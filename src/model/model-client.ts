@@ -100,6 +100,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** A short label for logs and metrics ("planner", "memory-agent"). */
   purpose?: string;
+  /**
+   * How long the stable prefix (blocks marked `cache`) is cached: `5m` (the default), `1h`, or
+   * `none` (no marker: sent plainly). Chosen from the prefix's measured pace (prompt-cache-policy.ts).
+   */
+  cacheTtl?: 'none' | '5m' | '1h';
 }
 
 /** Tokens a call consumed. */
@@ -108,6 +113,8 @@ export interface TokenUsage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of `cacheWriteTokens`, those written for an hour (billed at twice the input price); absent: none. */
+  cacheWrite1hTokens?: number;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'other';
@@ -153,5 +160,6 @@ export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
     outputTokens: total.outputTokens + more.outputTokens,
     cacheReadTokens: total.cacheReadTokens + more.cacheReadTokens,
     cacheWriteTokens: total.cacheWriteTokens + more.cacheWriteTokens,
+    ...(total.cacheWrite1hTokens || more.cacheWrite1hTokens ? { cacheWrite1hTokens: (total.cacheWrite1hTokens ?? 0) + (more.cacheWrite1hTokens ?? 0) } : {}),
   };
 }

@@ -11,10 +11,13 @@ export function costOfUsage(model: string, usage: TokenUsage): number {
   const promptTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
   const prices: TokenPrices =
     profile.longPromptPrices && promptTokens > profile.longPromptPrices.aboveTokens ? profile.longPromptPrices : profile.prices;
+  // One-hour cache writes cost twice the input price (5-minute ones are the profile's cacheWrite).
+  const hourWrites = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens);
   const dollars =
     usage.inputTokens * prices.input +
     usage.outputTokens * prices.output +
-    usage.cacheWriteTokens * prices.cacheWrite +
+    (usage.cacheWriteTokens - hourWrites) * prices.cacheWrite +
+    hourWrites * prices.input * 2 +
     usage.cacheReadTokens * prices.cacheRead;
   return dollars / 1_000_000;
 }

@@ -10,6 +10,7 @@ import type { PlanStore, PlanTotals } from './plan-store.js';
 import type { PlanningOutcome, PlanningRequest } from './planner.js';
 import { replanningRequest } from './prompts/planner-prompt.js';
 import { runStep, type StepRunnerDependencies } from './step-runner.js';
+import { noopTracing, type Tracing } from '../observability/tracing.js';
 
 /** The limits the executor enforces (C-2 … C-5). */
 export interface ExecutionLimits {
@@ -30,6 +31,8 @@ export interface ExecutorDependencies {
   /** A replanning round (the planner with the plan's state appended). */
   replan: (request: Omit<PlanningRequest, 'signal' | 'turnSections'>) => Promise<PlanningOutcome>;
   totals: () => PlanTotals;
+  /** A span per step attempt; absent: none. */
+  tracing?: Tracing;
 }
 
 /** How execution ended. */
@@ -137,19 +140,21 @@ async function runWithRetries(
       result = { success: false, error: `unknown agent "${step.agent}"`, errorKind: 'model', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, modelCalls: 0, durationMs: 0 };
     } else {
       const stepSignal = AbortSignal.any([signal, timeoutSignal(deps.limits.stepTimeoutMs, `step ${step.id} took longer than ${deps.limits.stepTimeoutMs} ms`)]);
-      result = await runStep(
-        {
-          step,
-          agent,
-          user: context.user,
-          replyLanguage,
-          previousOutputs: completedOutputs(plan),
-          previousAttempt,
-          writeReply: plan.steps.length === 1,
-          signal: stepSignal,
-        },
-        deps.stepRunner,
-      );
+      const attemptInput = {
+        step,
+        agent,
+        user: context.user,
+        replyLanguage,
+        previousOutputs: completedOutputs(plan),
+        previousAttempt,
+        writeReply: plan.steps.length === 1,
+        signal: stepSignal,
+      };
+      result = await (deps.tracing ?? noopTracing).span('herald.step', { attributes: { 'herald.step.id': step.id, 'gen_ai.agent.name': agent.name, 'herald.step.attempt': attempt } }, async (span) => {
+        const stepResult = await runStep(attemptInput, deps.stepRunner);
+        span.setAttributes({ 'herald.step.success': stepResult.success, 'herald.step.error_kind': stepResult.errorKind, 'herald.step.model_calls': stepResult.modelCalls });
+        return stepResult;
+      });
     }
     step.result = result;
     step.status = result.success ? 'completed' : 'failed';

@@ -21,6 +21,7 @@ import { routeByPatterns, routingHintsSection, withSubjectHint } from './pre-rou
 import { resumingRequest } from './prompts/planner-prompt.js';
 import { subjectSection } from './prompts/user-sections.js';
 import { replyLanguage } from './reply-language.js';
+import { noopTracing, type Tracing } from '../observability/tracing.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
 export interface OrchestratorLimits {
@@ -49,6 +50,8 @@ export interface OrchestratorDependencies {
   ids: IdGenerator;
   logger: Logger;
   limits: OrchestratorLimits;
+  /** Spans for planning rounds and steps; absent: none. */
+  tracing?: Tracing;
 }
 
 /** Per-turn options. */
@@ -153,22 +156,27 @@ export async function orchestrate(
     const kept = context.resume ? resumedSteps(context.resume) : [];
     const stepsAllowed = deps.limits.maxPlanSteps - kept.filter((step) => step.status === 'completed').length;
     const turnSections = [routingHintsSection(hints), subjectSection(context.subject, context.user.timezone)];
-    const planning: PlanningOutcome = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
-      signal,
-      stepsAllowed: Math.max(1, stepsAllowed),
-      turnSections,
-      ...(context.resume
-        ? {
-            replanning: resumingRequest({
-              request: context.resume.request,
-              question: context.resume.question,
-              goal: context.resume.goal,
-              completed: kept.filter((step) => step.status === 'completed').map((step) => ({ stepId: step.id, agent: step.agent, task: step.task, summary: step.result?.output?.summary ?? '' })),
-              stepsLeft: Math.max(1, stepsAllowed),
-            }),
-            knownStepIds: kept.filter((step) => step.status === 'completed').map((step) => step.id),
-          }
-        : {}),
+    const tracing = deps.tracing ?? noopTracing;
+    const planning: PlanningOutcome = await tracing.span('herald.plan', { attributes: { 'herald.planner.model': planner.name, 'herald.plan.hints': hints.length } }, async (span) => {
+      const round = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
+        signal,
+        stepsAllowed: Math.max(1, stepsAllowed),
+        turnSections,
+        ...(context.resume
+          ? {
+              replanning: resumingRequest({
+                request: context.resume.request,
+                question: context.resume.question,
+                goal: context.resume.goal,
+                completed: kept.filter((step) => step.status === 'completed').map((step) => ({ stepId: step.id, agent: step.agent, task: step.task, summary: step.result?.output?.summary ?? '' })),
+                stepsLeft: Math.max(1, stepsAllowed),
+              }),
+              knownStepIds: kept.filter((step) => step.status === 'completed').map((step) => step.id),
+            }
+          : {}),
+      });
+      span.setAttributes({ 'herald.plan.outcome': round.kind });
+      return round;
     });
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
@@ -207,7 +215,8 @@ export async function orchestrate(
       clock: deps.clock,
       logger,
       limits: deps.limits,
-      replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
+      replan: (request) => tracing.span('herald.replan', {}, () => planRound(context, plannerDeps, { ...request, signal })),
+      tracing,
       totals,
     });
     return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result });

@@ -119,6 +119,18 @@ export interface OutboxDependencies {
   dispatchClaimMs?: number;
   sleep?: (milliseconds: number) => Promise<void>;
   random?: () => number;
+  /** Told of every send attempt's outcome (metrics, traces); never its body or address. */
+  onSend?: (event: OutboxSendEvent) => void;
+}
+
+/** One send attempt, as observability sees it. */
+export interface OutboxSendEvent {
+  part: Pick<SendablePart, 'turnId' | 'kind' | 'channel' | 'partIndex'>;
+  status: 'sent' | 'retrying' | 'failed';
+  errorCode?: number | undefined;
+  /** Wall-clock milliseconds around the transport call. */
+  startedAt: number;
+  endedAt: number;
 }
 
 const liveStatuses = ['pending', 'dispatching'] as const;
@@ -313,9 +325,13 @@ export class OutboxService {
    * outcome recorded: sent; failed for good; or pending again until `at`, to be retried.
    */
   private async attempt(part: SendablePart, attempts: number): Promise<PartOutcome | { kind: 'retry'; delay: number; at: Date }> {
+    const startedAt = Date.now();
     const result = await this.send(part);
+    const observe = (status: OutboxSendEvent['status']) =>
+      this.deps.onSend?.({ part, status, errorCode: result.ok ? undefined : result.errorCode, startedAt, endedAt: Date.now() });
     const log = this.deps.logger.child({ outboundId: part.id, userId: part.userId, turnId: part.turnId, part: part.partIndex, attempts });
     if (result.ok) {
+      observe('sent');
       const status = parseTwilioStatus(result.status) ?? 'queued';
       await this.deps.pool.query({
         name: preparedName(RECORD_SENT),
@@ -325,6 +341,7 @@ export class OutboxService {
       log.info({ twilioSid: result.sid, kind: part.kind }, 'outbound part sent');
       return { kind: 'sent' };
     }
+    observe(!result.retryable || attempts >= this.deps.policy.maxAttempts ? 'failed' : 'retrying');
     if (!result.retryable) {
       log.warn({ errorCode: result.errorCode, httpStatus: result.httpStatus }, 'outbound part failed permanently; not retrying');
       await this.finish(part.id, 'failed', { errorCode: result.errorCode, errorMessage: result.message });

@@ -5,6 +5,9 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { QuestionAsk } from './pending-question.js';
 
+/** What became of a question, for metrics (src/observability): never its text or its user. */
+export type QuestionOutcome = 'asked' | 'answered' | 'failed' | 'declined' | 'dropped' | 'expired';
+
 export type { PendingQuestion } from '../generated/prisma/client.js';
 
 /** How a claim on a question went. */
@@ -34,6 +37,8 @@ export class PendingQuestions {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     readonly ttlMs: number,
+    /** Told what became of each question (metrics); absent: nobody. */
+    private readonly observe: (kind: PendingQuestion['kind'], outcome: QuestionOutcome) => void = () => {},
   ) {}
 
   /** Stores what a turn asked, in the caller's transaction; questions asked before are cancelled. */
@@ -57,6 +62,7 @@ export class PendingQuestions {
           createdAt: now,
         },
       });
+      this.observe(ask.kind, 'asked');
     }
     return shortIds;
   }
@@ -75,6 +81,7 @@ export class PendingQuestions {
     for (const row of group) {
       if (row.status === 'pending' && row.expiresAt.getTime() <= now.getTime()) {
         const { count } = await this.prisma.pendingQuestion.updateMany({ where: { id: row.id, status: 'pending' }, data: { status: 'expired', resolvedAt: now } });
+        if (count === 1) this.observe(row.kind, 'expired');
         latest.push({ ...row, status: 'expired', resolvedAt: now, expiredNow: count === 1 });
       } else latest.push({ ...row, expiredNow: false });
     }
@@ -108,14 +115,19 @@ export class PendingQuestions {
     return (await this.prisma.pendingQuestion.findUnique({ where: { id }, select: { status: true } }))?.status;
   }
 
-  /** Records what answering did; the question is done. (updateMany: the action may have erased it with the user.) */
-  async finish(id: string, outcome: unknown, executor: Prisma.TransactionClient | PrismaClient = this.prisma): Promise<void> {
-    await executor.pendingQuestion.updateMany({ where: { id }, data: { status: 'done', outcome: outcome as Prisma.InputJsonValue } });
+  /**
+   * Records what answering did; the question is done. (updateMany: the action may have erased
+   * it with the user.) `succeeded` says whether all it ran went well.
+   */
+  async finish(question: Pick<PendingQuestion, 'id' | 'kind'>, outcome: unknown, succeeded: boolean, executor: Prisma.TransactionClient | PrismaClient = this.prisma): Promise<void> {
+    await executor.pendingQuestion.updateMany({ where: { id: question.id }, data: { status: 'done', outcome: outcome as Prisma.InputJsonValue } });
+    this.observe(question.kind, succeeded ? 'answered' : 'failed');
   }
 
-  /** Drops a question still pending (NO, or the user moved on). */
-  async cancel(id: string): Promise<void> {
-    await this.prisma.pendingQuestion.updateMany({ where: { id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: this.clock.now() } });
+  /** Drops a question still pending: the user said NO (`declined`) or moved on (`dropped`). */
+  async cancel(question: Pick<PendingQuestion, 'id' | 'kind'>, reason: 'declined' | 'dropped'): Promise<void> {
+    const { count } = await this.prisma.pendingQuestion.updateMany({ where: { id: question.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: this.clock.now() } });
+    if (count === 1) this.observe(question.kind, reason);
   }
 
   /** Drops every question of the user still pending (they opted out). */

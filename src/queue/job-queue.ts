@@ -55,6 +55,10 @@ export interface QueuedJob<Data> {
 export class JobQueue {
   private readonly boss: PgBoss;
   private readonly workerIds = new Map<string, string[]>();
+  /** Workers inside their handler right now (waking them would do nothing until they finish). */
+  private readonly busy = new Set<string>();
+  /** Where each queue's round of wake-ups continues, so a burst of wakes reaches different workers. */
+  private readonly nextToWake = new Map<string, number>();
   private started = false;
 
   constructor(
@@ -128,8 +132,10 @@ export class JobQueue {
         name,
         { batchSize, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
         async (jobs) => {
+          if (workerId) this.busy.add(workerId);
           // Each job settles on its own; one failing does not fail its batch-mates.
           const results = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, name: job.name, data: job.data })));
+          if (workerId) this.busy.delete(workerId);
           const failed = results.flatMap((result, position) => (result.status === 'rejected' ? [{ job: jobs[position]!, reason: result.reason }] : []));
           for (const { job, reason } of failed) {
             this.logger.warn({ queue: name, jobId: job.id, error: reason instanceof Error ? reason.message : String(reason) }, 'job failed; the queue will retry it');
@@ -147,9 +153,24 @@ export class JobQueue {
     this.workerIds.set(name, [...(this.workerIds.get(name) ?? []), ...ids]);
   }
 
-  /** Wakes this instance's workers for `name` now instead of at their next poll. */
-  wake(name: string): void {
-    for (const id of this.workerIds.get(name) ?? []) this.boss.notifyWorker(id);
+  /**
+   * Wakes `count` of this instance's idle workers for `name` (one per job just enqueued) to
+   * fetch now instead of at their next poll. Only as many as there are jobs: with many
+   * workers, waking all of them for each message would send every one of them to the
+   * database for a single job.
+   */
+  wake(name: string, count = 1): void {
+    const ids = this.workerIds.get(name) ?? [];
+    let woken = 0;
+    let position = this.nextToWake.get(name) ?? 0;
+    for (let looked = 0; looked < ids.length && woken < count; looked += 1) {
+      const id = ids[position % ids.length]!;
+      position += 1;
+      if (this.busy.has(id)) continue;
+      this.boss.notifyWorker(id);
+      woken += 1;
+    }
+    this.nextToWake.set(name, position % Math.max(1, ids.length));
   }
 
   /** True once `start()` has run in this process (the queue's tables and queues exist). */

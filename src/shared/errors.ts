@@ -32,13 +32,16 @@ export class ModelError extends HeraldError {
   constructor(
     message: string,
     readonly reason: ModelErrorReason,
-    options?: { cause?: unknown; status?: number },
+    options?: { cause?: unknown; status?: number; retryAfterMs?: number | undefined },
   ) {
     super(message, options);
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 
   readonly status: number | undefined;
+  /** How long the service asked us to wait (its retry-after), when it said. */
+  readonly retryAfterMs: number | undefined;
 }
 
 /** A tool failed while running; the failure becomes an error result for the model. */

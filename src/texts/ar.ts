@@ -86,4 +86,8 @@ export const ar: TextTable = {
   ownerMore: '…و{count} أخرى (npm run accounts -- users).',
   welcomeSuffix: 'أرسل أي شيء للبدء. أجب بـ STOP لإلغاء الاشتراك.',
   defaultWelcome: 'تمت دعوتك إلى Herald، مساعد يمكنك مراسلته.',
+
+  longReplyWhole: "الإجابة كاملة: {link}",
+  longReplyOnly: "الإجابة أطول من أن تُرسل في رسالة؛ تجدها هنا: {link}",
+  longReplyTitle: "إجابتك",
 };

@@ -86,4 +86,8 @@ export const de: TextTable = {
   ownerMore: '…und {count} weitere (npm run accounts -- users).',
   welcomeSuffix: 'Schreib irgendetwas, um loszulegen. Antworte STOP, um dich abzumelden.',
   defaultWelcome: 'Du wurdest zu Herald eingeladen, einem Assistenten, dem du Nachrichten schreiben kannst.',
+
+  longReplyWhole: "Die ganze Antwort: {link}",
+  longReplyOnly: "Die Antwort ist zu lang für eine Nachricht; hier ist sie: {link}",
+  longReplyTitle: "Deine Antwort",
 };

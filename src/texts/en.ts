@@ -98,6 +98,11 @@ export const en = {
   ownerMore: '…and {count} more (npm run accounts -- users).',
   welcomeSuffix: 'Text anything to start. Reply STOP to opt out.',
   defaultWelcome: "You've been invited to Herald, an assistant you can text.",
+
+  // A long answer sent as a lead and a page.
+  longReplyWhole: "The whole answer: {link}",
+  longReplyOnly: "Your answer is too long for a text; here it is: {link}",
+  longReplyTitle: "Your answer",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

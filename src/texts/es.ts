@@ -86,4 +86,8 @@ export const es: TextTable = {
   ownerMore: '…y {count} más (npm run accounts -- users).',
   welcomeSuffix: 'Escribe lo que sea para empezar. Responde STOP para darte de baja.',
   defaultWelcome: 'Te han invitado a Herald, un asistente al que puedes escribir por mensaje.',
+
+  longReplyWhole: "La respuesta completa: {link}",
+  longReplyOnly: "Tu respuesta es demasiado larga para un mensaje; aquí la tienes: {link}",
+  longReplyTitle: "Tu respuesta",
 };

@@ -86,4 +86,8 @@ export const fr: TextTable = {
   ownerMore: '…et {count} de plus (npm run accounts -- users).',
   welcomeSuffix: "Écrivez n'importe quoi pour commencer. Répondez STOP pour vous désinscrire.",
   defaultWelcome: 'Vous avez été invité sur Herald, un assistant à qui écrire par message.',
+
+  longReplyWhole: "La réponse complète : {link}",
+  longReplyOnly: "Votre réponse est trop longue pour un message ; la voici : {link}",
+  longReplyTitle: "Votre réponse",
 };

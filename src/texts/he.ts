@@ -86,4 +86,8 @@ export const he: TextTable = {
   ownerMore: '…ועוד {count} (npm run accounts -- users).',
   welcomeSuffix: 'שלחו כל הודעה כדי להתחיל. STOP להסרה.',
   defaultWelcome: 'הוזמנתם ל-Herald, עוזר שאפשר לשלוח לו הודעות.',
+
+  longReplyWhole: "התשובה המלאה: {link}",
+  longReplyOnly: "התשובה ארוכה מדי להודעה; הנה היא: {link}",
+  longReplyTitle: "התשובה שלך",
 };

@@ -86,4 +86,8 @@ export const pt: TextTable = {
   ownerMore: '…e mais {count} (npm run accounts -- users).',
   welcomeSuffix: 'Mande qualquer coisa para começar. Responda STOP para cancelar.',
   defaultWelcome: 'Você foi convidado para o Herald, um assistente com quem você conversa por mensagem.',
+
+  longReplyWhole: "A resposta completa: {link}",
+  longReplyOnly: "A resposta é longa demais para uma mensagem; aqui está: {link}",
+  longReplyTitle: "A sua resposta",
 };

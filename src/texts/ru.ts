@@ -86,4 +86,8 @@ export const ru: TextTable = {
   ownerMore: '…и ещё {count} (npm run accounts -- users).',
   welcomeSuffix: 'Напишите что угодно, чтобы начать. Чтобы отписаться, ответьте STOP.',
   defaultWelcome: 'Вас пригласили в Herald — помощника, которому можно писать сообщения.',
+
+  longReplyWhole: "Ответ целиком: {link}",
+  longReplyOnly: "Ответ слишком длинный для сообщения; вот он: {link}",
+  longReplyTitle: "Ваш ответ",
 };

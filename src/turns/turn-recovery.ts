@@ -45,7 +45,7 @@ export class TurnRecovery {
          AND "createdAt" <= ${before}`;
     for (const row of rows) await this.scheduler.schedule(row.userId);
     if (rows.length > 0) {
-      this.scheduler.wake();
+      this.scheduler.wake(rows.length);
       this.logger.info({ users: rows.length }, 'recovered users with unanswered messages or undelivered replies');
     }
     return rows.length;
@@ -82,7 +82,7 @@ export class TurnRecovery {
       return ids;
     });
     if (userIds.length > 0) {
-      this.scheduler.wake();
+      this.scheduler.wake(userIds.length);
       this.logger.warn({ users: userIds.length, userIds: userIds.slice(0, 20) }, 'took over lapsed turn leases (an instance stopped mid-turn)');
     }
     return userIds;

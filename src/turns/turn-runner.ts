@@ -25,6 +25,9 @@ import type { IncomingTurn, LatestQuestion, TurnAnswer } from './answers/turn-an
 import type { TurnCommands } from './turn-commands.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
+import { noopTracing, type Tracing } from '../observability/tracing.js';
+import type { TurnOutcomeLabel } from '../observability/metrics.js';
+import type { LongReplies } from './long-replies.js';
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
 
@@ -56,6 +59,21 @@ export interface TurnRunnerDependencies {
   commands?: TurnCommands;
   /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
+  /** Traces each turn (continuing its first message's webhook trace) and its context assembly; absent: none. */
+  tracing?: Tracing;
+  /** Replies too long for one message become a lead and a page (src/turns/long-replies.ts); absent: the outbox caps them. */
+  longReplies?: LongReplies;
+  /** Told how each turn ended (metrics); absent: nobody. */
+  onTurnEnd?: (event: TurnEnd) => void;
+}
+
+/** How a turn ended, for metrics: never its text or its user. */
+export interface TurnEnd {
+  turnId: string;
+  channel: Channel;
+  outcome: TurnOutcomeLabel;
+  /** When the webhook received the turn's first message. */
+  receivedAt: Date;
 }
 
 /**
@@ -99,51 +117,57 @@ export class TurnRunner {
       where: { userId, status: 'running' },
       data: { status: 'failed', errorKind: 'interrupted', errorMessage: ABANDONED_TURN_MESSAGE, finishedAt: this.deps.clock.now() },
     });
-    const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
-    const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
-    logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
+    // One trace per turn, continuing the webhook's: on another instance after a crash too.
+    const traceParent = batch.find((message) => message.traceContext)?.traceContext ?? null;
+    return (this.deps.tracing ?? noopTracing).span('herald.turn', { parent: traceParent, attributes: { 'herald.channel': channel, 'herald.turn.messages': batch.length, 'herald.turn.kind': keyword ? 'keyword' : command ? 'command' : 'message' } }, async (span) => {
+      const turn = await this.deps.prisma.turn.create({ data: { userId, startedAt: this.deps.clock.now() }, select: { id: true } });
+      span.setAttributes({ 'herald.turn.id': turn.id });
+      const logger = this.deps.logger.child({ turnId: turn.id, userId, messages: batch.length, channel });
+      logger.info({ keyword, command: command?.name, messageIds: batch.map((message) => message.id) }, 'turn started');
 
-    const text = answerText(batch);
-    let questions: Promise<LatestQuestion[]> | undefined;
-    const incoming: IncomingTurn = {
-      turnId: turn.id,
-      user,
-      batch,
-      latest,
-      channel,
-      text,
-      keyword,
-      command,
-      language: readerLanguage(user.language, text),
-      logger,
-      questions: () => (questions ??= this.deps.questions.latest(userId)),
-    };
-    try {
-      await this.complete(incoming, signal, fence);
-    } catch (error) {
-      // The turn did not finish (shutdown, or a failure the job will retry): close its row
-      // so it does not stay "running" forever. Its messages keep no link to it and stay
-      // pending for the next turn.
-      const interrupted = error instanceof TurnInterrupted;
-      await this.deps.prisma.turn
-        .update({
-          where: { id: turn.id },
-          data: {
-            status: 'failed',
-            errorKind: interrupted ? 'interrupted' : blameOf(error),
-            errorMessage: (interrupted ? `interrupted (${error.message}); its messages stay pending` : describeError(error)).slice(0, 1000),
-            finishedAt: this.deps.clock.now(),
-          },
-        })
-        .catch((closeError: unknown) => logger.warn({ error: describeError(closeError) }, 'could not close the unfinished turn'));
-      throw error;
-    }
-    return batch.length;
+      const text = answerText(batch);
+      let questions: Promise<LatestQuestion[]> | undefined;
+      const incoming: IncomingTurn = {
+        turnId: turn.id,
+        user,
+        batch,
+        latest,
+        channel,
+        text,
+        keyword,
+        command,
+        language: readerLanguage(user.language, text),
+        logger,
+        questions: () => (questions ??= this.deps.questions.latest(userId)),
+      };
+      try {
+        await this.complete(incoming, signal, fence);
+      } catch (error) {
+        // The turn did not finish (shutdown, or a failure the job will retry): close its row
+        // so it does not stay "running" forever. Its messages keep no link to it and stay
+        // pending for the next turn.
+        const interrupted = error instanceof TurnInterrupted;
+        this.deps.onTurnEnd?.({ turnId: turn.id, channel, outcome: 'recovery', receivedAt: batch[0]!.createdAt });
+        await this.deps.prisma.turn
+          .update({
+            where: { id: turn.id },
+            data: {
+              status: 'failed',
+              errorKind: interrupted ? 'interrupted' : blameOf(error),
+              errorMessage: (interrupted ? `interrupted (${error.message}); its messages stay pending` : describeError(error)).slice(0, 1000),
+              finishedAt: this.deps.clock.now(),
+            },
+          })
+          .catch((closeError: unknown) => logger.warn({ error: describeError(closeError) }, 'could not close the unfinished turn'));
+        throw error;
+      }
+      return batch.length;
+    });
   }
 
   /** Decides the turn's outcome and commits it: reply, outbound parts, questions, message statuses, turn row. */
   private async complete(turn: IncomingTurn, signal: AbortSignal, fence: LeaseFence | undefined): Promise<void> {
-    const { user, logger } = turn;
+    const { user, logger, channel } = turn;
     let outcome: TurnOutcome | undefined;
     let answeredBy = 'orchestrator';
     for (const candidate of this.deps.answers) {
@@ -158,13 +182,32 @@ export class TurnRunner {
       await this.farewell(user, turn.latest, outcome.reply ?? '', logger);
       return;
     }
-    outcome ??= (await this.overBudget(user, logger)) ?? (await this.answer(turn, signal));
+    if (!outcome) {
+      const spent = await this.overBudget(user, logger);
+      if (spent) answeredBy = 'budget';
+      outcome = spent ?? (await this.answer(turn, signal));
+    }
     if (signal.aborted) throw interruption(signal);
+    if (outcome.reply && this.deps.longReplies) {
+      // A question the user must answer by text (a confirmation, a choice) stays in the text, last.
+      const reply = outcome.reply;
+      const asked = (outcome.questions ?? []).map((ask) => reply.lastIndexOf(ask.question)).filter((index) => index >= 0);
+      const tail = asked.length > 0 ? reply.slice(Math.min(...asked)) : undefined;
+      // The link's line is in the answer's own language (the model writes in the user's latest one).
+      const language = readerLanguage(turn.language, reply.slice(0, 1_000));
+      outcome = { ...outcome, reply: await this.deps.longReplies.fit(reply, { userId: user.id, timezone: user.timezone, language, channel }, tail) };
+    }
 
     // What the user writes to the model in is their language from now on (the default for
     // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
     const written = answeredBy === 'orchestrator' ? detectLanguage(turn.text) : undefined;
     await commitTurn(this.deps, { turnId: turn.turnId, user, batch: turn.batch, keyword: turn.keyword, outcome, fence, ...(written && written !== user.language ? { language: written } : {}) });
+    this.deps.onTurnEnd?.({
+      turnId: turn.turnId,
+      channel,
+      outcome: answeredBy === 'budget' ? 'refused_budget' : !outcome.reply ? 'ignored' : outcome.status === 'failed' ? 'apology' : 'replied',
+      receivedAt: turn.batch[0]!.createdAt,
+    });
     logger.info(
       {
         event: 'turn_finished',
@@ -185,13 +228,15 @@ export class TurnRunner {
     try {
       const resumed = await this.resumable(turn);
       const [context, subject] = await Promise.all([
-        this.deps.assembler.assemble({
-          turnId: turn.turnId,
-          userId: user.id,
-          channel: turn.channel,
-          messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
-          ...(resumed ? { resume: resumed.plan } : {}),
-        }),
+        (this.deps.tracing ?? noopTracing).span('herald.context', {}, () =>
+          this.deps.assembler.assemble({
+            turnId: turn.turnId,
+            userId: user.id,
+            channel: turn.channel,
+            messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
+            ...(resumed ? { resume: resumed.plan } : {}),
+          }),
+        ),
         this.deps.subjects?.of(user.id, turn.latest),
       ]);
       if (subject) context.subject = subject;
@@ -211,7 +256,7 @@ export class TurnRunner {
         costUsd: result.costUsd,
         models: result.usageByModel,
         ...(result.questions && result.questions.length > 0 ? { questions: result.questions } : {}),
-        ...(resumed ? { effects: [async (transaction) => void (await this.deps.questions.finish(resumed.id, { resumedBy: turn.latest.id }, transaction))] } : {}),
+        ...(resumed ? { effects: [async (transaction) => void (await this.deps.questions.finish({ id: resumed.id, kind: 'clarification' }, { resumedBy: turn.latest.id }, true, transaction))] } : {}),
       };
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);

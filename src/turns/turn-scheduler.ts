@@ -30,8 +30,8 @@ export class TurnScheduler {
     if (id === null) throw new Error(`the ${TURN_QUEUE} queue does not exist yet; the job was not stored`);
   }
 
-  /** Tells this instance's turn workers to look now rather than at their next poll. */
-  wake(): void {
-    this.queue.wake(TURN_QUEUE);
+  /** Tells `jobs` of this instance's idle turn workers (one per job just scheduled) to look now rather than at their next poll. */
+  wake(jobs = 1): void {
+    this.queue.wake(TURN_QUEUE, jobs);
   }
 }

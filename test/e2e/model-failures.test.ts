@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { parseScrape } from '../observability/scrape.js';
 
 /**
  * When the model fails, the user still gets exactly one answer: a short apology from
@@ -31,7 +32,8 @@ describe('model failures (no SDK retries)', () => {
   let harness: HeraldHarness;
 
   beforeAll(async () => {
-    harness = await HeraldHarness.start(); // ANTHROPIC_MAX_RETRIES is 0 in the harness
+    // ANTHROPIC_MAX_RETRIES is 0 in the harness; metrics on, to see rate-limit waits.
+    harness = await HeraldHarness.start({ env: { METRICS_TOKEN: 'model-failures-metrics-token' } });
   });
   afterAll(async () => {
     await harness.close();
@@ -42,7 +44,6 @@ describe('model failures (no SDK retries)', () => {
   const unavailable: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [
     { name: '500 internal error', phone: '+14155550301', answer: { error: { status: 500 } } },
     { name: '529 overloaded', phone: '+14155550302', answer: { error: { status: 529 } } },
-    { name: '429 rate limited', phone: '+14155550303', answer: { error: { status: 429, retryAfterSeconds: 1 } } },
   ];
   for (const { name, phone, answer } of unavailable) {
     it(`apologises once for ${name} from every model, and records a failed turn blamed on the model`, async () => {
@@ -58,6 +59,32 @@ describe('model failures (no SDK retries)', () => {
       expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
     });
   }
+
+  it('waits out a rate limit on every model instead of apologising: the turn answers late, and the wait shows in metrics', async () => {
+    const phone = '+14155550303';
+    const requestsBefore = harness.anthropic.requests.length;
+    const limited: ScriptedAnthropicResponse = { error: { status: 429, retryAfterSeconds: 1 } };
+    harness.anthropic.enqueue(limited, limited, { text: 'Here now, after the queue.' });
+    const { reply, inbound, turns } = await exchange(harness, phone, 'please help (429 rate limited)');
+
+    expect(reply).toMatchObject({ to: phone, body: 'Here now, after the queue.' });
+    // Both models refused; after the retry-after the light planner was asked again.
+    expect(harness.anthropic.requests.slice(requestsBefore).map((request) => request.body.model)).toEqual(['claude-haiku-5-5', 'claude-haiku-4-5', 'claude-haiku-5-5']);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ status: 'succeeded', errorKind: null });
+    expect(inbound.map((message) => message.inboundStatus)).toEqual(['handled']);
+    const samples = parseScrape((await harness.herald.metrics.scrape()).body);
+    const waits = samples.filter((sample) => sample.name === 'herald_model_rate_limit_waits_total');
+    expect(waits).toEqual([{ name: 'herald_model_rate_limit_waits_total', labels: { model: 'claude-haiku-5-5' }, value: 1 }]);
+    // At least the second the service asked for (plus up to a quarter of jitter).
+    expect(samples.find((sample) => sample.name === 'herald_model_rate_limit_wait_seconds_total')?.value).toBeGreaterThanOrEqual(1);
+    expect(samples.filter((sample) => sample.name === 'herald_model_calls_total' && sample.labels.outcome === 'rate_limited').reduce((sum, sample) => sum + sample.value, 0)).toBe(2);
+    // Every 429 the service answered is counted at the HTTP level (the SDK's own retries included).
+    expect(samples.filter((sample) => sample.name === 'herald_model_rate_limited_responses_total').map((sample) => [sample.labels.model, sample.value])).toEqual([
+      ['claude-haiku-5-5', 1],
+      ['claude-haiku-4-5', 1],
+    ]);
+  });
 
   // A malformed request or a nonsense answer would be the same from any model: no fallback.
   const notUnavailable: Array<{ name: string; phone: string; answer: ScriptedAnthropicResponse }> = [

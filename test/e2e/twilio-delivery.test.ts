@@ -172,7 +172,7 @@ describe('delivery through Twilio', () => {
     expect(smsSegments(sent!.body! + ' '.repeat(40))).toBe(1); // GSM-7: 160
   });
 
-  it('caps an SMS reply at SMS_MAX_SEGMENTS segments, cut at a word and marked with "..."', async () => {
+  it('keeps an SMS reply within SMS_MAX_SEGMENTS segments: a lead cut at a sentence, then a link to the whole answer', async () => {
     const text = Array.from({ length: 60 }, (_, index) => `Sentence number ${index + 1} of the long answer.`).join(' ');
     const h = await startAnswering(text, { env: { SMS_MAX_SEGMENTS: '3' } });
     await h.inbound({ from: '+14155550412', body: 'tell me everything' });
@@ -180,9 +180,11 @@ describe('delivery through Twilio', () => {
     await h.herald.stop(5_000);
     expect(h.twilio.messages).toHaveLength(1);
     expect(smsSegments(sent!.body!)).toBeLessThanOrEqual(3);
-    expect(sent!.body!.endsWith('...')).toBe(true);
-    expect(text.startsWith(sent!.body!.slice(0, -3))).toBe(true);
-    expect(sent!.body!.length).toBeGreaterThan(400);
+    const [lead, link] = sent!.body!.split('\n\n');
+    expect(text.startsWith(lead!)).toBe(true);
+    expect(lead).toMatch(/answer\.$/);
+    expect(lead!.length).toBeGreaterThan(300);
+    expect(link).toMatch(/^The whole answer: https:\/\/herald\.test\/p\/[A-Za-z0-9_-]{43}$/);
   });
 
   it('answers WhatsApp to the whatsapp: address from the WhatsApp number, with WhatsApp markup', async () => {

@@ -2,7 +2,8 @@
  * The fake Anthropic server is as strict as the real service for the 5.x generation
  * (issue 7): what Claude Sonnet/Haiku 5.5 answer 400 to, it answers 400 to, in Anthropic's
  * error shape; their answers carry signed thinking blocks that a tool loop must hand back
- * unchanged; and a marked prefix long enough for the model is cached for five minutes.
+ * unchanged; and a marked prefix long enough for the model is cached for five minutes, or an hour
+ * when its breakpoint says `ttl: '1h'`.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -153,6 +154,58 @@ describe('FakeAnthropicServer: the current generation\'s rules', () => {
       expect(Math.abs(second.usage.input_tokens - first.usage.input_tokens)).toBeLessThan(10);
       expect(third.usage.cache_read_input_tokens).toBe(0);
       expect(third.usage.cache_creation_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    });
+
+    const hourParams = (user: string, ttl: '5m' | '1h' | undefined): MessageCreateParamsNonStreaming => ({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 64,
+      system: [{ type: 'text', text: longSystem, cache_control: ttl ? { type: 'ephemeral', ttl } : { type: 'ephemeral' } }, { type: 'text', text: `per-user ${user}` }],
+      messages: [{ role: 'user', content: user }],
+    });
+
+    it("keeps a ttl: '1h' entry for an hour after each use, and reports its write as a one-hour write", async () => {
+      fake.setFallback({ text: 'ok', thinking: false });
+      clock = 0;
+      const first = await client.messages.create(hourParams('one', '1h'));
+      clock = 50 * 60_000; // past five minutes, within the hour
+      const second = await client.messages.create(hourParams('two', '1h'));
+      clock += 59 * 60_000; // 109 minutes from the write, 59 from the last read: still there
+      const third = await client.messages.create(hourParams('three', '1h'));
+      clock += 60 * 60_000 + 1;
+      const fourth = await client.messages.create(hourParams('four', '1h'));
+
+      expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1024);
+      expect(first.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: first.usage.cache_creation_input_tokens });
+      expect(second.usage).toMatchObject({ cache_read_input_tokens: first.usage.cache_creation_input_tokens, cache_creation_input_tokens: 0 });
+      expect(third.usage).toMatchObject({ cache_read_input_tokens: first.usage.cache_creation_input_tokens, cache_creation_input_tokens: 0 });
+      expect(fourth.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: first.usage.cache_creation_input_tokens });
+    });
+
+    it("lets a five-minute entry lapse after five minutes, whether the ttl is '5m' or left out", async () => {
+      fake.setFallback({ text: 'ok', thinking: false });
+      for (const ttl of ['5m', undefined] as const) {
+        fake.reset();
+        fake.setFallback({ text: 'ok', thinking: false });
+        clock = 0;
+        const first = await client.messages.create(hourParams('one', ttl));
+        clock = 5 * 60_000 + 1;
+        const second = await client.messages.create(hourParams('two', ttl));
+        expect(first.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: first.usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 });
+        expect(second.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: first.usage.cache_creation_input_tokens });
+      }
+    });
+
+    it("refuses a ttl the API does not know, and a one-hour breakpoint after a five-minute one", async () => {
+      const badTtl = { ...hourParams('x', '1h'), system: [{ type: 'text' as const, text: longSystem, cache_control: { type: 'ephemeral' as const, ttl: '2h' as '1h' } }] };
+      expect((await refusal(badTtl)).message).toMatch(/ttl: Input should be '5m' or '1h'/);
+      const inverted: MessageCreateParamsNonStreaming = {
+        ...hourParams('x', '5m'),
+        system: [
+          { type: 'text', text: longSystem, cache_control: { type: 'ephemeral', ttl: '5m' } },
+          { type: 'text', text: longSystem, cache_control: { type: 'ephemeral', ttl: '1h' } },
+        ],
+      };
+      expect((await refusal(inverted)).message).toMatch(/must not come after/);
     });
 
     it('caches nothing unmarked, nothing below the model\'s floor, and nothing across models', async () => {

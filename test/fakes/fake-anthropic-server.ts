@@ -3,7 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkModelRules, isFifthGeneration } from './anthropic/model-rules.js';
-import { fakeTokens, PromptCache } from './anthropic/prompt-cache.js';
+import { cacheControlViolation, fakeTokens, PromptCache } from './anthropic/prompt-cache.js';
 import { ThinkingSigner, type RedactedThinkingBlock, type SignedThinkingBlock } from './anthropic/thinking-signatures.js';
 import type {
   ContentBlock,
@@ -192,7 +192,8 @@ export interface FakeAnthropicOptions {
  * to sampling parameters, forced tool choice, thinking budgets or "disabled", and assistant
  * prefill (anthropic/model-rules.ts); their answers start with signed thinking blocks, and a
  * tool-loop request whose last assistant turn does not carry them back unchanged is refused. Marked
- * prompt prefixes long enough for the model are cached for five minutes, and usage reports the
+ * prompt prefixes long enough for the model are cached for five minutes (or the hour a breakpoint's
+ * `ttl: '1h'` asks for), and usage reports the
  * cache reads and writes (anthropic/prompt-cache.ts).
  */
 export class FakeAnthropicServer {
@@ -356,6 +357,8 @@ export class FakeAnthropicServer {
   private checkRules(body: Record<string, unknown>): ScriptedErrorResponse['error'] | undefined {
     const violation = checkModelRules(body);
     if (violation) return { status: 400, message: violation.message };
+    const cacheViolation = cacheControlViolation(body);
+    if (cacheViolation) return { status: 400, message: cacheViolation };
     const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
     for (const [messageIndex, message] of messages.entries()) {
       if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
@@ -402,6 +405,7 @@ export class FakeAnthropicServer {
     }
     message.usage.cache_read_input_tokens = scripted.usage?.cache_read_input_tokens ?? cache.cacheReadTokens;
     message.usage.cache_creation_input_tokens = scripted.usage?.cache_creation_input_tokens ?? cache.cacheWriteTokens;
+    message.usage.cache_creation = scripted.usage?.cache_creation ?? cache.cacheCreation;
     return message;
   }
 }

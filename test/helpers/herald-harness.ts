@@ -7,6 +7,7 @@ import type { MessageTransport } from '../../src/outbox/message-transport.js';
 import { createHerald, type Herald } from '../../src/runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { HostResolver } from '../../src/net/outbound-policy.js';
+import type { Tracing } from '../../src/observability/tracing.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -35,6 +36,8 @@ export interface HarnessOptions {
   /** Resolves the hosts of servers users connect (default the system's): maps public-looking names to test servers. */
   resolver?: HostResolver;
   logLevel?: string;
+  /** Tracing to use (tests build it with short export intervals). */
+  tracing?: Tracing;
 }
 
 /**
@@ -87,6 +90,7 @@ export class HeraldHarness {
       ...(options.model ? { model: options.model } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
       ...(options.resolver ? { resolver: options.resolver } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
       recoveryIntervalMs: 0,
       pollingIntervalSeconds: 0.5,
     });

@@ -61,8 +61,9 @@ describe('POST /twilio/messages with TWILIO_AUTH_TOKEN set', () => {
 
   /** Resolves once Twilio has been asked to send `body` (or something it starts) to `phone`, awaiting each message the fake accepts. */
   async function replyTo(phone: string, body: string): Promise<void> {
-    // A reply past SMS_MAX_SEGMENTS is cut and ends with "...".
-    const arrived = () => harness.twilio.messages.some((message) => message.to === phone && body.startsWith((message.body ?? '\u0000').replace(/\.\.\.$/, '')));
+    // A reply past SMS_MAX_SEGMENTS is its lead and a link to the whole of it on a page.
+    const lead = (sent: string) => sent.replace(/\n\nThe whole answer: https:\/\/\S+$/, '');
+    const arrived = () => harness.twilio.messages.some((message) => message.to === phone && body.startsWith(lead(message.body ?? '\u0000')));
     for (let seen = harness.twilio.messages.length; !arrived(); seen += 1) {
       await harness.twilio.waitForMessages(seen + 1, 10_000);
     }

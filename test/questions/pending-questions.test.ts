@@ -49,7 +49,7 @@ describe('PendingQuestions', () => {
     expect(await questions.claim(question!.id, [message])).toBe('claimed');
     expect(await questions.claim(question!.id, [message])).toBe('resumed');
     expect(await questions.claim(question!.id, ['00000000-0000-7000-8000-0000000000bb'])).toBe('taken');
-    await questions.finish(question!.id, { ok: true });
+    await questions.finish(question!, { ok: true }, true);
     expect(await questions.claim(question!.id, [message])).toBe('taken');
   });
 

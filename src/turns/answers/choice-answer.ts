@@ -29,16 +29,16 @@ export function choiceAnswer(deps: { questions: PendingQuestions; runner: Action
       if (choice.status !== 'pending') return undefined;
       const pick = readPick(turn.text, payload);
       if (!pick) {
-        await deps.questions.cancel(choice.id);
+        await deps.questions.cancel(choice, 'dropped');
         return undefined;
       }
       if (pick.kind === 'none') {
-        await deps.questions.cancel(choice.id);
+        await deps.questions.cancel(choice, 'declined');
         return withoutModel({ reply: say(turn.language, 'choiceDropped') });
       }
       if (pick.kind === 'out_of_range') {
         if (payload.askedAgain) {
-          await deps.questions.cancel(choice.id);
+          await deps.questions.cancel(choice, 'dropped');
           return undefined;
         }
         await deps.questions.update(choice.id, { ...payload, askedAgain: true });
@@ -82,7 +82,7 @@ async function act(choice: LatestQuestion, payload: ChoicePayload, indexes: numb
     else lines.push(say(turn.language, 'actionFailed', { error: result.error }));
     record.push({ label: candidate.label, ok: result.ok, ...(result.ok ? {} : { error: result.error }) });
   }
-  await deps.questions.finish(choice.id, record);
+  await deps.questions.finish(choice, record, record.every((entry) => entry.ok));
   turn.logger.info({ questionId: choice.id, picked: indexes, held: held.length }, 'a choice was answered without a model');
   if (held.length === 0) return withoutModel({ reply: lines.join('\n'), status: record.every((entry) => entry.ok) ? 'succeeded' : 'failed' });
   const question = questionFor(held);

@@ -31,11 +31,11 @@ export function confirmationAnswer(deps: { questions: PendingQuestions; runner: 
           return confirmation.expiredNow && answer === 'yes' ? withoutModel({ reply: say(turn.language, 'confirmExpired', { minutes }) }) : undefined;
         case 'pending':
           if (answer === undefined) {
-            await deps.questions.cancel(confirmation.id);
+            await deps.questions.cancel(confirmation, 'dropped');
             return undefined;
           }
           if (answer === 'no') {
-            await deps.questions.cancel(confirmation.id);
+            await deps.questions.cancel(confirmation, 'declined');
             return withoutModel({ reply: say(turn.language, 'confirmCancelled') });
           }
           return run(confirmation, turn, deps);
@@ -65,7 +65,7 @@ async function run(confirmation: LatestQuestion, turn: IncomingTurn, deps: { que
   }
   const { actions } = confirmationPayloadSchema.parse(confirmation.payload);
   const outcome = await runActions(actions, turn, deps.runner);
-  await deps.questions.finish(confirmation.id, outcome.record as Prisma.InputJsonValue);
+  await deps.questions.finish(confirmation, outcome.record as Prisma.InputJsonValue, outcome.failures.length === 0);
   turn.logger.info({ questionId: confirmation.id, actions: actions.map((action) => action.tool), failed: outcome.failures.length }, 'confirmed actions ran');
   return withoutModel({
     reply: outcome.lines.join('\n'),
