@@ -52,6 +52,9 @@ import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
 import { MyDataPage } from './data-rights/my-data-page.js';
 import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
+import { createMediaModule } from './media/media-module.js';
+import { TIMEZONE_FROM_PIN_ACTION } from './media/location.js';
+import { DevMediaStore } from './dev/dev-media-store.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -182,6 +185,17 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
   const dataRights = new DataRights(new MyDataPage(prisma, clock), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
+  // Local mode: files attached in the dev phone are served by Herald's own Twilio-like media API.
+  const devMedia = outboundFeed ? new DevMediaStore(() => clock.now().getTime()) : undefined;
+  let server: FastifyInstance | undefined;
+  const media = createMediaModule({
+    config,
+    prisma,
+    users,
+    clock,
+    logger,
+    dev: devMedia ? { store: devMedia, origin: () => listeningOrigin(server) } : undefined,
+  });
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
@@ -192,12 +206,17 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ids,
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
+    webSearch: config.webSearch,
   };
   // A held action names its agent and tool; YES runs that tool with the stored arguments.
   const confirmations = new ConfirmationService(
     prisma,
     (agent, tool) =>
-      agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool ? dataRights.eraseTool : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+      agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool
+        ? dataRights.eraseTool
+        : agent === TIMEZONE_FROM_PIN_ACTION.agent && tool === TIMEZONE_FROM_PIN_ACTION.tool
+          ? media.timezoneTool
+          : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
     config.limits.confirmationTtlMs,
@@ -221,6 +240,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
       },
     },
+    media: media.turnMedia,
     clock,
     logger: logger.child({ component: 'turn' }),
   });
@@ -258,7 +278,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbacks: outbox,
     pages,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed },
-    ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
+    ...(outboundFeed && devMedia
+      ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER, media: devMedia, mediaMaxBytes: config.media.maxBytes } }
+      : {}),
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
         prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
@@ -267,6 +289,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       return { database: databaseUp, queue: queueUp };
     },
   });
+
+  server = app;
 
   let recoveryTimer: NodeJS.Timeout | undefined;
   let leaseSweepTimer: NodeJS.Timeout | undefined;
@@ -346,6 +370,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (!options.database) await database.close();
     },
   };
+}
+
+/** This Herald's own origin on the loopback interface, once it listens (the dev phone's media API is there). */
+function listeningOrigin(app: FastifyInstance | undefined): string {
+  const address = app?.server.address();
+  if (!address || typeof address === 'string') throw new Error('the dev media API is reached over HTTP: Herald must be listening');
+  return `http://127.0.0.1:${address.port}`;
 }
 
 function createModel(config: Config, logger: Logger): ModelClient {

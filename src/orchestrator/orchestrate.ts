@@ -22,6 +22,9 @@ import { planRound, type PlannerDependencies } from './planner.js';
 import { routeByPatterns, routingHintsSection } from './pre-router.js';
 import { withToolLinks } from './reply-links.js';
 import { replyLanguage } from './reply-language.js';
+import { webAccessFor, withSourceLink } from './web-access.js';
+import { heardLine } from '../media/media-replies.js';
+import type { WebSource } from '../model/model-client.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
 export interface OrchestratorLimits {
@@ -50,6 +53,8 @@ export interface OrchestratorDependencies {
   ids: IdGenerator;
   logger: Logger;
   limits: OrchestratorLimits;
+  /** Offer Anthropic's web search (and fetch, for the user's own links) to the planner and general-agent (WEB_SEARCH). */
+  webSearch?: boolean;
 }
 
 /** Per-turn options. */
@@ -143,6 +148,7 @@ export async function orchestrate(
     maxIterations: PLANNER_MAX_ITERATIONS,
     maxTokens: Math.max(deps.limits.replyMaxTokens, 2048),
     promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
+    web: webAccessFor(context, deps.webSearch === true),
   };
   try {
     const hints = routeByPatterns(context.message.text, deps.registry);
@@ -157,7 +163,7 @@ export async function orchestrate(
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
       await store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
-      return result(planning.reply, 'succeeded', 'direct');
+      return result(withSourceLink(planning.reply, planning.sources ?? []), 'succeeded', 'direct');
     }
     if (planning.kind === 'invalid') {
       logPlanEvent(logger, 'plan_failed', { id: planId }, { reason: 'invalid plan' });
@@ -170,7 +176,16 @@ export async function orchestrate(
       goal: planning.plan.goal,
       analysis: planning.plan.analysis,
       responseHint: planning.plan.responseHint,
-      steps: planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending', retryCount: 0, version: 1 })),
+      steps: planning.plan.steps.map((step) => ({
+        id: step.id,
+        agent: step.agent,
+        task: step.task,
+        dependsOn: step.dependsOn ?? [],
+        ...(step.attachments && step.attachments.length > 0 ? { attachments: step.attachments } : {}),
+        status: 'pending',
+        retryCount: 0,
+        version: 1,
+      })),
       status: 'executing',
       version: 1,
       errors: [],
@@ -180,7 +195,7 @@ export async function orchestrate(
     await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
-      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS },
+      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS, ...(plannerDeps.web ? { web: plannerDeps.web } : {}) },
       store,
       clock: deps.clock,
       logger,
@@ -188,7 +203,7 @@ export async function orchestrate(
       replan: (request) => planRound(context, plannerDeps, { ...request, signal }),
       totals,
     });
-    return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result);
+    return await finish(outcome, context, language, deps, store, meter, budget.reply, options.signal, logger, result, planning.sources ?? []);
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.
@@ -227,6 +242,7 @@ async function finish(
     failure?: OrchestratorResult['failure'],
     confirmation?: ConfirmationAsk,
   ) => OrchestratorResult,
+  plannerSources: WebSource[],
 ): Promise<OrchestratorResult> {
   const { plan } = outcome;
   const totals = { modelCalls: meter.calls, usage: meter.usage };
@@ -249,9 +265,13 @@ async function finish(
   reply ??= fallbackFor(plan, context);
   // A page's link must reach the user even if the model's wording lost it.
   reply = withToolLinks(reply, plan);
-  // Held actions are asked about in Herald's own words, whatever the model wrote.
+  // At most one web source, from the planner or the steps that searched.
+  reply = withSourceLink(reply, [...plannerSources, ...plan.steps.flatMap((step) => step.result?.sources ?? [])]);
+  // Held actions are asked about in Herald's own words, whatever the model wrote; after a
+  // voice note, the question says what Herald heard, so a misheard word is caught before YES.
   const confirmation = heldActions(plan);
-  if (confirmation) reply = `${reply}\n\n${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;
+  const heard = confirmation ? heardLine(context) : undefined;
+  if (confirmation) reply = `${reply}\n\n${heard ? `${heard} ` : ''}${confirmation.question} ${confirmationReply('ask', context.user.language, {}, context.message.text)}`;
   const status = plan.status === 'completed' ? 'completed' : plan.status === 'timed_out' ? 'timed_out' : 'failed';
   // A plan that recovered by replanning succeeded: judge by the final version's steps.
   const finalSteps = plan.steps.filter((step) => step.version === plan.version);

@@ -20,6 +20,12 @@ export interface TurnOutcome {
   ignored?: boolean;
   /** Actions the reply asks the user to confirm. */
   confirmation?: ConfirmationAsk;
+  /** Web searches the model ran (billed per search, included in costUsd). */
+  webSearches?: number;
+  /** Seconds of voice notes transcribed (billed per minute, included in costUsd). */
+  transcriptionSeconds?: number;
+  /** Runs once the turn is committed (deleting its media from Twilio); never throws. */
+  afterCommit?: () => Promise<void>;
 }
 
 /** An outcome decided without calling a model. */
@@ -36,6 +42,8 @@ export function outcomeUsage(outcome: TurnOutcome) {
     cacheReadTokens: outcome.cacheReadTokens ?? 0,
     cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
     costUsd: roundUsd(outcome.costUsd ?? 0),
+    webSearches: outcome.webSearches ?? 0,
+    transcriptionSeconds: outcome.transcriptionSeconds ?? 0,
   };
 }
 

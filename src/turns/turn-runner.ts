@@ -19,6 +19,8 @@ import type { BudgetGuard } from '../budgets/budget-guard.js';
 import { budgetReplies } from '../budgets/budget-replies.js';
 import type { TurnCommand, TurnCommands } from './turn-commands.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
+import { TurnMedia } from '../media/turn-media.js';
+import { answerWithoutModel, mediaForContext, withMedia } from '../media/media-outcome.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
@@ -44,6 +46,8 @@ export interface TurnRunnerDependencies {
   commands?: TurnCommands;
   /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
+  /** Attachments, voice notes and location pins (src/media); absent: they are only counted. */
+  media?: TurnMedia;
 }
 
 /**
@@ -135,14 +139,18 @@ export class TurnRunner {
     } else if (command) {
       const result = await command.run();
       outcome = withoutModel({ reply: result.reply, ...(result.confirmation ? { confirmation: result.confirmation } : {}) });
-    } else if (batch.every((message) => message.content.trim() === '')) {
+    } else if (batch.every((message) => message.content.trim() === '') && !(this.deps.media && batch.some(TurnMedia.carriesMedia))) {
       // Nothing to read: attachments only, or nothing at all (an empty SMS, a WhatsApp
       // location or contact card). A model call could only guess; answer without one.
       const kind = batch.some((message) => message.numMedia > 0) ? 'mediaOnly' : 'empty';
       outcome = withoutModel({ reply: fallbackReply(kind, user.language) });
     } else {
-      // YES or NO to held actions is settled without a model; anything else moves on from them.
-      const settled = await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text: confirmationText(batch) });
+      // YES or NO to held actions is settled without a model; anything else moves on from them,
+      // except an attachment (a photo sent while a question waits): a turn of its own, the
+      // question still pending.
+      const text = confirmationText(batch);
+      const attachmentOnly = Boolean(this.deps.media) && batch.some(TurnMedia.carriesMedia) && confirmationAnswer(text) === undefined;
+      const settled = attachmentOnly ? undefined : await this.deps.confirmations.respond({ userId, timezone: user.timezone, language: user.language, text });
       if (settled && !(await this.deps.users.getConfig(userId))) {
         // The YES erased the user (DELETE MY DATA): nothing of theirs may be written again.
         await this.farewell(user, latest, settled.reply, logger);
@@ -155,6 +163,8 @@ export class TurnRunner {
     if (signal.aborted) throw interruption(signal);
 
     await commitTurn(this.deps, { turnId, user, batch, keyword, outcome, fence });
+    // Only once the answer is safe: a turn that runs again still finds its media at Twilio.
+    await outcome.afterCommit?.().catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not release the turn\'s media'));
     logger.info(
       {
         event: 'turn_finished',
@@ -177,17 +187,22 @@ export class TurnRunner {
     logger: Logger,
   ): Promise<TurnOutcome> {
     try {
+      const media = this.deps.media && batch.some(TurnMedia.carriesMedia) ? await this.prepareMedia(turnId, userId, batch, signal) : undefined;
+      const typed = batch.map((message) => message.content).join(' ');
+      const early = media && answerWithoutModel(media.prepared, media.user, typed);
+      if (early) return early;
       const context = await this.deps.assembler.assemble({
         turnId,
         userId,
         channel,
         messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
+        ...(media ? { media: mediaForContext(media.prepared) } : {}),
       });
       const onProgress = (text: string) => this.sendProgress(turnId, userId, channel, batch[batch.length - 1]!, text);
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;
-      return {
+      const outcome: TurnOutcome = {
         reply: cut ? `${result.reply}\n\n${cutNote(cut, context.user.language, context.message.text)}` : result.reply,
         status: result.status,
         ...(result.failure ? { errorKind: result.failure.blame, errorMessage: result.failure.message } : {}),
@@ -198,8 +213,10 @@ export class TurnRunner {
         cacheWriteTokens: result.usage.cacheWriteTokens,
         costUsd: result.costUsd,
         models: result.usageByModel,
+        ...(result.usage.webSearches ? { webSearches: result.usage.webSearches } : {}),
         ...(result.confirmation ? { confirmation: result.confirmation } : {}),
       };
+      return media ? withMedia(outcome, media.prepared, context.user, context.message.text) : outcome;
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);
       // A bug, not an expected failure: still never leave the user in silence.
@@ -215,6 +232,17 @@ export class TurnRunner {
         outputTokens: 0,
       };
     }
+  }
+
+  /** Downloads, reads and transcribes the turn's attachments (src/media). */
+  private async prepareMedia(turnId: string, userId: string, batch: Message[], signal: AbortSignal) {
+    const user = await this.deps.users.getConfig(userId);
+    if (!user) throw new Error(`user ${userId} vanished`);
+    const prepared = await this.deps.media!.prepare(
+      { turnId, user, messages: batch.map((message) => ({ id: message.id, content: message.content, transcribed: message.transcribed, location: message.location })) },
+      signal,
+    );
+    return { prepared, user };
   }
 
   /**
