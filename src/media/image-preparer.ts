@@ -36,8 +36,9 @@ export function imageTokens(width: number, height: number): number {
  */
 export async function prepareImage(bytes: Buffer): Promise<PreparedImage | ImageProblem> {
   try {
-    // limitInputPixels (sharp's default, 268 Mpx) refuses decompression bombs before decoding them.
-    const image = sharp(bytes, { failOn: 'error', animated: false }).rotate();
+    // limitInputPixels (sharp's default, 268 Mpx) refuses decompression bombs before decoding
+    // them; failOn 'warning' (also the default) refuses truncated files libjpeg would only warn about.
+    const image = sharp(bytes, { failOn: 'warning', animated: false }).rotate();
     const metadata = await image.metadata();
     const transparent = metadata.hasAlpha === true && metadata.format !== 'jpeg';
     const resized = image.resize({ width: IMAGE_MAX_EDGE_PX, height: IMAGE_MAX_EDGE_PX, fit: 'inside', withoutEnlargement: true });

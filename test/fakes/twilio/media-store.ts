@@ -9,7 +9,7 @@ export type MediaBehaviour =
   | { kind: 'serve' }
   /** The API answers this status instead (401, 404, 500…). */
   | { kind: 'status'; status: number }
-  /** API → store → API → … forever. */
+  /** The store redirects to itself, forever. */
   | { kind: 'redirect-loop' }
   /** The store sends a few bytes, then one byte every `intervalMs`, never finishing. */
   | { kind: 'trickle'; intervalMs: number }
@@ -168,7 +168,7 @@ export class FakeTwilioMediaStore {
     }
     const behaviour = media.behaviour;
     if (behaviour.kind === 'redirect-loop') {
-      response.writeHead(307, { Location: `${this.api.url}/2010-04-01/Accounts/${media.accountSid}/Messages/${media.messageSid}/Media/${mediaSid}`, 'Content-Length': 0 }).end();
+      response.writeHead(307, { Location: this.storeLocation(mediaSid), 'Content-Length': 0 }).end();
       return;
     }
     if (behaviour.kind === 'trickle') {
