@@ -279,7 +279,7 @@ export class TurnMedia {
       note(row, index, 'voiceUnreadable', {}, 'the audio could not be read');
       return { status: 'refused', problem: 'unreadable_audio' };
     }
-    const seconds = Math.max(1, Math.ceil(duration));
+    const seconds = Math.max(1, Math.round(duration));
     if (seconds > settings.voiceMaxSeconds) {
       note(row, index, 'voiceTooLong', { minutes: Math.round(seconds / 60), max: Math.round(settings.voiceMaxSeconds / 60) }, `it is ${seconds} s long (the limit is ${settings.voiceMaxSeconds} s)`);
       return { status: 'refused', problem: 'too_long', durationSeconds: seconds };
