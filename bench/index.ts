@@ -23,6 +23,7 @@ import { accessBenchmark } from './access.js';
 import { calendarBenchmark } from './calendar.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
+import { mediaBenchmark } from './media.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
@@ -39,6 +40,7 @@ const benchmarks: Benchmark[] = [
   gmailBenchmark,
   recoveryBenchmark,
   accessBenchmark,
+  mediaBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -42,9 +42,10 @@ export async function prepareImage(bytes: Buffer): Promise<PreparedImage | Image
     const metadata = await image.metadata();
     const transparent = metadata.hasAlpha === true && metadata.format !== 'jpeg';
     const resized = image.resize({ width: IMAGE_MAX_EDGE_PX, height: IMAGE_MAX_EDGE_PX, fit: 'inside', withoutEnlargement: true });
+    // Plain libjpeg-turbo at quality 82: mozjpeg would save ~10% of a few hundred KB at twice the time.
     const encoded = transparent
       ? await resized.png({ compressionLevel: 9, palette: true }).toBuffer({ resolveWithObject: true })
-      : await resized.flatten({ background: '#ffffff' }).jpeg({ quality: 82, mozjpeg: true }).toBuffer({ resolveWithObject: true });
+      : await (metadata.hasAlpha ? resized.flatten({ background: '#ffffff' }) : resized).jpeg({ quality: 82 }).toBuffer({ resolveWithObject: true });
     const { width, height } = encoded.info;
     return { data: encoded.data, mediaType: transparent ? 'image/png' : 'image/jpeg', width, height, estimatedTokens: imageTokens(width, height) };
   } catch (error) {
