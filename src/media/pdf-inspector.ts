@@ -2,6 +2,8 @@ import { PDFDocument } from 'pdf-lib';
 
 /** The most pages Herald sends in one PDF (the API takes 100 per request; a text message rarely needs more). */
 export const PDF_MAX_PAGES = 30;
+/** The largest PDF Herald sends, whatever MEDIA_MAX_BYTES allows for other files. */
+export const PDF_MAX_BYTES = 10 * 1024 * 1024;
 
 /** What Herald found in a PDF before sending it. */
 export type PdfInspection =

@@ -60,8 +60,9 @@ export class Transcriber {
         if (error.status >= 500) return { ok: false, problem: 'unavailable', detail: `HTTP ${error.status}` };
         return { ok: false, problem: 'rejected', detail: `HTTP ${error.status}` };
       }
-      // A body that is not JSON, a refused connection.
-      return { ok: false, problem: error instanceof SyntaxError ? 'invalid_response' : 'unavailable', detail: error instanceof Error ? error.message.slice(0, 200) : String(error) };
+      // A body that is not JSON (its parser's message could quote the transcript: not logged), a refused connection.
+      if (error instanceof SyntaxError) return { ok: false, problem: 'invalid_response', detail: 'the answer was not JSON' };
+      return { ok: false, problem: 'unavailable', detail: error instanceof Error ? error.message.slice(0, 200) : String(error) };
     }
   }
 }

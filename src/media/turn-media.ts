@@ -10,7 +10,7 @@ import { prepareImage } from './image-preparer.js';
 import { readPin, storedPinSchema, type PinReading } from './location.js';
 import { classifyMedia } from './media-kind.js';
 import { mediaReply } from './media-replies.js';
-import { inspectPdf, PDF_MAX_PAGES } from './pdf-inspector.js';
+import { inspectPdf, PDF_MAX_BYTES, PDF_MAX_PAGES } from './pdf-inspector.js';
 import type { Transcriber } from './transcriber.js';
 import type { MediaFetchResult } from './twilio-media-fetcher.js';
 
@@ -167,6 +167,10 @@ export class TurnMedia {
           return { ...base, status: 'ready' };
         }
         case 'pdf': {
+          if (fetched.bytes.length > PDF_MAX_BYTES) {
+            note(row, index, 'tooLarge', { limit: megabytes(PDF_MAX_BYTES) }, `the PDF is over ${megabytes(PDF_MAX_BYTES)}`);
+            return { ...base, status: 'refused', problem: 'too_large' };
+          }
           const pdf = await inspectPdf(fetched.bytes);
           if (!pdf.ok) {
             if (pdf.problem === 'too_many_pages') note(row, index, 'pdfPages', { pages: pdf.pages ?? 0, max: PDF_MAX_PAGES }, `it has ${pdf.pages} pages (the limit is ${PDF_MAX_PAGES})`);

@@ -153,7 +153,8 @@ export async function orchestrate(
   try {
     const hints = routeByPatterns(context.message.text, deps.registry);
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
-    const planner = hints.length === 0 && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
+    // Photos and PDFs (an invitation to read, a receipt to list) go to the planner itself.
+    const planner = hints.length === 0 && !context.message.media?.length && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
     logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent) }, 'planning');
     const planning = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
       signal,

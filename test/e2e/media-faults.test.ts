@@ -156,6 +156,24 @@ describe('media: bad input and faults', () => {
     expect((await rows()).map((row) => row.status)).toEqual(['ready', 'ready', 'ready', 'refused', 'refused', 'failed', 'refused', 'ready', 'refused', 'ready']);
   });
 
+  it('with an API key pair configured, media is downloaded and deleted with the key, not the auth token', async () => {
+    const key = { sid: `SK${'b'.repeat(32)}`, secret: 'media-key-secret' };
+    const keyed = await HeraldHarness.start({ env: { TWILIO_API_KEY_SID: key.sid, TWILIO_API_KEY_SECRET: key.secret }, database: harness.database });
+    try {
+      keyed.twilio.media.addApiKey(key.sid, key.secret);
+      const url = keyed.twilio.media.add(await photo(300, 300), 'image/jpeg');
+      keyed.anthropic.enqueue({ text: 'Nice.' });
+      await keyed.inbound({ from: '+16465559998', body: 'look', numMedia: 1, extra: { MediaUrl0: url, MediaContentType0: 'image/jpeg' } });
+      expect((await keyed.repliesTo('+16465559998', 1))[0]!.body).toBe('Nice.');
+      await expect.poll(() => keyed.twilio.media.requests.filter((request) => request.origin === 'api').map((request) => [request.method, request.authorization])).toEqual([
+        ['GET', `Basic ${key.sid}`],
+        ['DELETE', `Basic ${key.sid}`],
+      ]);
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it('media stays at Twilio when TWILIO_DELETE_MEDIA is false', async () => {
     const keeping = await HeraldHarness.start({ env: { TWILIO_DELETE_MEDIA: 'false' }, database: harness.database });
     try {

@@ -155,6 +155,24 @@ describe('voice notes', () => {
     expect(await turn()).toMatchObject({ status: 'failed', errorKind: 'tool', transcriptionSeconds: 0 });
   });
 
+  it('a spoken "yes" does not confirm a pending question: it is a new turn, and the question waits for a typed YES', async () => {
+    await harness.database.prisma.pendingConfirmation.create({
+      data: { userId, actions: [{ agent: 'calendar-agent', tool: 'delete_calendar_event', input: { eventId: 'x', version: '0' }, question: 'Delete "Dentist"?', done: 'Deleted.' }], question: 'Delete "Dentist"?', expiresAt: new Date(Date.now() + 5 * 60_000) },
+    });
+    transcription.enqueue({ text: 'Yes.' });
+    harness.anthropic.enqueue({ text: 'Yes to what? If it is the dentist, please type YES.' });
+    expect(await sendVoice(await voiceNote('yes'))).toBe('Yes to what? If it is the dentist, please type YES.');
+    expect((await harness.database.prisma.pendingConfirmation.findFirstOrThrow({ where: { userId } })).status).toBe('pending');
+  });
+
+  it('over the daily budget: the budget notice, and no transcription is paid for', async () => {
+    await harness.database.prisma.turn.create({ data: { userId, status: 'succeeded', costUsd: 1, startedAt: new Date(), finishedAt: new Date() } });
+    const reply = await sendVoice(await voiceNote('what is the weather'));
+    expect(reply).toMatch(/budget|limit/i);
+    expect(transcription.requests).toHaveLength(0);
+    expect(harness.anthropic.requests).toHaveLength(0);
+  });
+
   it('a 0-byte voice note: told it arrived empty, no transcription call', async () => {
     expect(await sendVoice(Buffer.alloc(0))).toBe('Your voice note reached me empty.');
     expect(transcription.requests).toHaveLength(0);
