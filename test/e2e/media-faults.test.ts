@@ -178,9 +178,12 @@ describe('media: bad input and faults', () => {
     const keeping = await HeraldHarness.start({ env: { TWILIO_DELETE_MEDIA: 'false' }, database: harness.database });
     try {
       const url = keeping.twilio.media.add(await photo(300, 300), 'image/jpeg');
-      keeping.anthropic.enqueue({ text: 'Nice.' });
+      keeping.anthropic.enqueue({ text: 'Nice.' }, { text: 'You are welcome.' });
       await keeping.inbound({ from: '+16465559999', body: 'look', numMedia: 1, extra: { MediaUrl0: url, MediaContentType0: 'image/jpeg' } });
       await keeping.repliesTo('+16465559999', 1);
+      // The user's next turn starts only after the first one released its media (or would have).
+      await keeping.inbound({ from: '+16465559999', body: 'thanks' });
+      await keeping.repliesTo('+16465559999', 2);
       expect(keeping.twilio.media.requests.filter((request) => request.method === 'DELETE')).toEqual([]);
       expect(keeping.twilio.media.has(FakeTwilioMediaStore.sidOf(url))).toBe(true);
     } finally {
