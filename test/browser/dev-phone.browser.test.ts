@@ -139,7 +139,7 @@ describe('/dev/phone in chromium', () => {
     await writeFile(file, await photo(1600, 1200));
     try {
       harness.anthropic.enqueue((request) => ({ text: `I can see ${request.mediaBlocks().length} photo of a menu.` }));
-      const picker = await tab.$('#file');
+      const picker = await tab.$('input#file');
       await picker!.uploadFile(file);
       expect(await tab.$$eval('#attachments li', (items) => items.map((item) => item.textContent))).toEqual(['menu.jpg']);
       await text("what's good here?");

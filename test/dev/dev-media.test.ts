@@ -38,7 +38,7 @@ describe('dev phone attachments', () => {
   });
 
   async function upload(bytes: Buffer, type: string): Promise<string> {
-    const response = await fetch(`${baseUrl}/dev/phone/media`, { method: 'POST', headers: { 'content-type': type }, body: bytes });
+    const response = await fetch(`${baseUrl}/dev/phone/media`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(bytes) });
     expect(response.status).toBe(201);
     return ((await response.json()) as { id: string }).id;
   }

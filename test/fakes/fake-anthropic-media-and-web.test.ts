@@ -60,7 +60,7 @@ describe('FakeAnthropicServer: media blocks and web tools', () => {
     const ask = [{ role: 'user' as const, content: 'hi' }];
     expect(await refusal({ model: MODEL, max_tokens: 64, messages: ask, tools: [{ ...search, max_uses: 0 }] })).toContain('max_uses');
     expect(await refusal({ model: MODEL, max_tokens: 64, messages: ask, tools: [{ ...search, allowed_domains: ['a.example'], blocked_domains: ['b.example'] }] })).toContain('Cannot specify both');
-    expect(await refusal({ model: MODEL, max_tokens: 64, messages: ask, tools: [{ ...search, user_location: { type: 'approximate', country: 'USA' } }] })).toContain('user_location.country');
+    expect(await refusal({ model: MODEL, max_tokens: 64, messages: ask, tools: [{ ...search, user_location: { type: 'approximate' as const, country: 'USA' } }] })).toContain('user_location.country');
     expect(await refusal({ model: MODEL, max_tokens: 64, messages: ask, tools: [{ type: 'web_search_20991231', name: 'web_search' } as never] })).toContain('does not match any of the expected tags');
   });
 
@@ -79,7 +79,7 @@ describe('FakeAnthropicServer: media blocks and web tools', () => {
   });
 
   it('wants server tool blocks back paired and unchanged', async () => {
-    const [use, result] = fake.webSearch('weather', [{ url: 'https://w.example', title: 'W', text: 'sunny' }]) as [Record<string, unknown>, Record<string, unknown>];
+    const [use, result] = fake.webSearch('weather', [{ url: 'https://w.example', title: 'W', text: 'sunny' }]) as unknown as [Record<string, unknown>, Record<string, unknown>];
     const history = (content: unknown[]) => [{ role: 'user' as const, content: 'weather?' }, { role: 'assistant' as const, content: content as never }, { role: 'user' as const, content: 'and tomorrow?' }];
     expect(await refusal({ model: MODEL, max_tokens: 64, tools: [search], messages: history([use]) })).toContain('was found without a corresponding `web_search_tool_result` block');
     const changed = { ...result, content: [{ ...(result.content as Array<Record<string, unknown>>)[0], title: 'Changed' }] };
