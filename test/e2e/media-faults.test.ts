@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeTwilioMediaStore, type MediaBehaviour } from '../fakes/twilio/media-store.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { corruptPng, HTML_PAGE, pdf, photo } from '../helpers/media-fixtures.js';
+import { corruptPng, HTML_PAGE, mediaFields, pdf, photo } from '../helpers/media-fixtures.js';
 import { CheckedScript } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
@@ -39,12 +39,7 @@ describe('media: bad input and faults', () => {
   const media = () => harness.twilio.media;
 
   async function send(body: string, attachments: Array<{ url: string; type: string }>): Promise<string> {
-    const extra: Record<string, string> = {};
-    attachments.forEach((attachment, index) => {
-      extra[`MediaUrl${index}`] = attachment.url;
-      extra[`MediaContentType${index}`] = attachment.type;
-    });
-    const response = await harness.inbound({ from: phone, body, numMedia: attachments.length, extra });
+    const response = await harness.inbound({ from: phone, body, numMedia: attachments.length, extra: mediaFields(attachments) });
     expect(response.statusCode).toBe(200);
     const [reply] = await harness.repliesTo(phone, 1, 15_000);
     script.rethrow();

@@ -7,7 +7,7 @@ import { NO_TEXT_PLACEHOLDER } from '../../src/orchestrator/prompts/conversation
 import type { RecordedAnthropicRequest } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioMediaStore } from '../fakes/twilio/media-store.js';
 import { HERALD_WHATSAPP_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
-import { heicFile, pdf, photo } from '../helpers/media-fixtures.js';
+import { heicFile, mediaFields, pdf, photo } from '../helpers/media-fixtures.js';
 import { CheckedScript, lastToolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
@@ -59,12 +59,7 @@ describe('media: photos and PDFs reach Claude', () => {
 
   /** Sends a message with attachments, as Twilio posts one. */
   async function sendWithMedia(from: string, body: string, attachments: Array<{ url: string; type: string }>) {
-    const extra: Record<string, string> = {};
-    attachments.forEach((attachment, index) => {
-      extra[`MediaUrl${index}`] = attachment.url;
-      extra[`MediaContentType${index}`] = attachment.type;
-    });
-    const response = await harness.inbound({ from, body, numMedia: attachments.length, extra });
+    const response = await harness.inbound({ from, body, numMedia: attachments.length, extra: mediaFields(attachments) });
     expect(response.statusCode).toBe(200);
   }
 

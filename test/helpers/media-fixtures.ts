@@ -15,6 +15,11 @@ import sharp from 'sharp';
 
 const run = promisify(execFile);
 
+/** The webhook fields Twilio posts for attachments: MediaUrlN and MediaContentTypeN. */
+export function mediaFields(attachments: Array<{ url: string; type: string }>): Record<string, string> {
+  return Object.fromEntries(attachments.flatMap((attachment, index) => [[`MediaUrl${index}`, attachment.url], [`MediaContentType${index}`, attachment.type]]));
+}
+
 /** A photo: a noisy gradient (so it compresses like a real one), JPEG at `quality`. */
 export async function photo(width: number, height: number, quality = 85): Promise<Buffer> {
   const channels = 3;
