@@ -186,8 +186,9 @@ export class TurnRunner {
     signal: AbortSignal,
     logger: Logger,
   ): Promise<TurnOutcome> {
+    let media: Awaited<ReturnType<TurnRunner['prepareMedia']>> | undefined;
     try {
-      const media = this.deps.media && batch.some(TurnMedia.carriesMedia) ? await this.prepareMedia(turnId, userId, batch, signal) : undefined;
+      media = this.deps.media && batch.some(TurnMedia.carriesMedia) ? await this.prepareMedia(turnId, userId, batch, signal) : undefined;
       const typed = batch.map((message) => message.content).join(' ');
       const early = media && answerWithoutModel(media.prepared, media.user, typed);
       if (early) return early;
@@ -230,6 +231,8 @@ export class TurnRunner {
         modelCalls: 0,
         inputTokens: 0,
         outputTokens: 0,
+        // What was downloaded is still released (and transcription still paid for).
+        ...(media ? { afterCommit: media.prepared.release, costUsd: media.prepared.costUsd, transcriptionSeconds: media.prepared.transcriptionSeconds } : {}),
       };
     }
   }
