@@ -62,6 +62,14 @@ COPY --from=build /app/dist ./dist
 # /app/prisma/migrations. schema.prisma and prisma.config.ts are not needed at run time.
 COPY --from=build /app/prisma/migrations ./prisma/migrations
 
+# Debian's ffmpeg converts voice notes the transcription endpoint does not take (AMR and
+# 3GPP from MMS) to WAV (src/media/audio-converter.ts). From Debian rather than an npm
+# package: it gets the distribution's security updates, and @ffmpeg-installer ships a
+# 2018 build behind an install script.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ffmpeg \
+ && rm -rf /var/lib/apt/lists/*
+
 # The code stays root-owned and read-only to the app. Only the data directory is
 # writable: without DATABASE_URL Herald falls back to an embedded Postgres under
 # DATA_DIR (default .data, i.e. /app/.data), which is lost with the container unless

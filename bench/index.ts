@@ -26,6 +26,7 @@ import { calendarBenchmark } from './calendar.js';
 import { conversationBenchmark } from './conversation.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
+import { mediaBenchmark } from './media.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
@@ -45,6 +46,7 @@ const benchmarks: Benchmark[] = [
   observabilityBenchmark,
   accessBenchmark,
   conversationBenchmark,
+  mediaBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -74,6 +74,9 @@ import { RateLimitPatience } from './model/rate-limit-patience.js';
 import { PromptCachePolicy, PromptCacheTtlModel } from './model/prompt-cache-policy.js';
 import { LongReplies } from './turns/long-replies.js';
 import { parseTwilioAddress } from './channels/phone-number.js';
+import { createMediaModule } from './media/media-module.js';
+import { TIMEZONE_FROM_PIN_ACTION } from './media/location.js';
+import { DevMediaStore } from './dev/dev-media-store.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -236,6 +239,17 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
   const dataRights = new DataRights(new MyDataPage(prisma, clock), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
+  // Local mode: files attached in the dev phone are served by Herald's own Twilio-like media API.
+  const devMedia = outboundFeed ? new DevMediaStore(() => clock.now().getTime()) : undefined;
+  let server: FastifyInstance | undefined;
+  const media = createMediaModule({
+    config,
+    prisma,
+    users,
+    clock,
+    logger,
+    dev: devMedia ? { store: devMedia, origin: () => listeningOrigin(server) } : undefined,
+  });
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
@@ -247,11 +261,16 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
     tracing,
+    webSearch: config.webSearch,
   };
   // A held action names its agent and tool; YES (or a pick from "Which one?") runs that tool with the stored arguments.
   const actions = new ActionRunner(
     (agent, tool) =>
-      agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool ? dataRights.eraseTool : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+      agent === ERASE_ACTION.agent && tool === ERASE_ACTION.tool
+        ? dataRights.eraseTool
+        : agent === TIMEZONE_FROM_PIN_ACTION.agent && tool === TIMEZONE_FROM_PIN_ACTION.tool
+          ? media.timezoneTool
+          : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
   );
@@ -289,6 +308,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
       },
     },
+    media: media.turnMedia,
     clock,
     logger: logger.child({ component: 'turn' }),
     tracing,
@@ -337,7 +357,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbacks: outbox,
     pages,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
-    ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
+    ...(outboundFeed && devMedia
+      ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER, media: devMedia, mediaMaxBytes: config.media.maxBytes } }
+      : {}),
     metrics: { registry: metrics, token: config.observability.metricsToken },
     readiness: async () => {
       const [databaseUp, queueUp] = await Promise.all([
@@ -347,6 +369,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       return { database: databaseUp, queue: queueUp };
     },
   });
+
+  server = app;
 
   let recoveryTimer: NodeJS.Timeout | undefined;
   let leaseSweepTimer: NodeJS.Timeout | undefined;
@@ -437,6 +461,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (!options.database) await database.close();
     },
   };
+}
+
+/** This Herald's own origin on the loopback interface, once it listens (the dev phone's media API is there). */
+function listeningOrigin(app: FastifyInstance | undefined): string {
+  const address = app?.server.address();
+  if (!address || typeof address === 'string') throw new Error('the dev media API is reached over HTTP: Herald must be listening');
+  return `http://127.0.0.1:${address.port}`;
 }
 
 function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): ModelClient {

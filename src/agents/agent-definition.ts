@@ -30,6 +30,13 @@ export interface AgentDefinition {
   promptBudgetTokens: number;
   /** Schema of the `data` this agent reports (the rest of the output is the common envelope). */
   outputData: z.ZodType;
+  /** Offered Anthropic's web search (and fetch, for links the user wrote), when WEB_SEARCH is on. */
+  webAccess?: boolean;
+  /**
+   * Its output carries text from outside (mail): later prompts that show it are never offered
+   * web fetch, so an email cannot make Herald open a page.
+   */
+  untrustedOutput?: boolean;
 }
 
 /** Declares an agent (keeps the type in one place). */

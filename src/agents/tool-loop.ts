@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, toolCallsOf, responseText, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock } from '../model/model-client.js';
+import { addUsage, emptyUsage, toolCallsOf, responseText, webSourcesOf, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock, type WebSource } from '../model/model-client.js';
 import type { ChoiceRequest, ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
 import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
 import { describeError, HeraldError } from '../shared/errors.js';
@@ -57,6 +57,8 @@ export interface ToolLoopResult {
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
   modelCalls: number;
+  /** Web pages the model's text cited over the whole loop (web search, web fetch), in order. */
+  sources: WebSource[];
 }
 
 /** What to run. */
@@ -83,8 +85,9 @@ export interface ToolLoopOptions {
  * that throws, or is given bad arguments, becomes an error result the model can react
  * to. The same call with the same arguments twice in a row ends the loop as stalled, or,
  * when that input was refused the first time, as `repeated_invalid_input`. Thinking
- * blocks in a response are handed back with it, unchanged and in order, as the API
- * requires within a tool loop.
+ * blocks, and the blocks of server tools the API ran itself (web search and fetch), are
+ * handed back with the response, unchanged and in order, as the API requires within a tool
+ * loop; a turn the API paused (`pause_turn`) is sent back to be continued.
  */
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -100,6 +103,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   let previousInvalid = new Map<string, string>();
   let finishRejections = 0;
   let lastFinishError: string | undefined;
+  const sources: WebSource[] = [];
 
   while (modelCalls < options.maxIterations) {
     options.signal?.throwIfAborted();
@@ -113,9 +117,16 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     );
     usage = addUsage(usage, response.usage);
     progress.usage = usage;
+    for (const source of webSourcesOf(response.content)) if (!sources.some((known) => known.url === source.url)) sources.push(source);
     const calls = toolCallsOf(response);
     const text = responseText(response);
-    if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls };
+    if (calls.length === 0 && response.stopReason === 'pause_turn') {
+      // The API paused a long server-tool turn (web search): sending the response back as it
+      // is lets the model carry on from where it stopped.
+      messages.push({ role: 'assistant', content: [...response.content] });
+      continue;
+    }
+    if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls, sources };
 
     const signatureOf = (call: { name: string; input: unknown }) => `${call.name}:${stableJson(call.input)}`;
     const signatures = new Set(calls.map(signatureOf));
@@ -123,9 +134,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       // Repeating input that was just refused will be refused again: no point correcting further.
       const refused = calls.map((call) => previousInvalid.get(signatureOf(call)));
       if (refused.every((error) => error !== undefined)) {
-        return { stop: 'repeated_invalid_input', inputError: refused[0], text, toolCalls, usage, modelCalls };
+        return { stop: 'repeated_invalid_input', inputError: refused[0], text, toolCalls, usage, modelCalls, sources };
       }
-      return { stop: 'stalled', text, toolCalls, usage, modelCalls };
+      return { stop: 'stalled', text, toolCalls, usage, modelCalls, sources };
     }
     previousSignatures = signatures;
     previousInvalid = new Map();
@@ -157,15 +168,15 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         results.push({ type: 'tool_result', toolUseId: call.id, content: message, isError: true });
       }
     }
-    if (finish) return { stop: 'finished', finish: finish.input, text, toolCalls, usage, modelCalls };
+    if (finish) return { stop: 'finished', finish: finish.input, text, toolCalls, usage, modelCalls, sources };
     if (finishRejections > (options.maxFinishRejections ?? Number.POSITIVE_INFINITY)) {
-      return { stop: 'invalid_finish', finishError: lastFinishError ?? 'invalid input', text, toolCalls, usage, modelCalls };
+      return { stop: 'invalid_finish', finishError: lastFinishError ?? 'invalid input', text, toolCalls, usage, modelCalls, sources };
     }
     // The whole response, thinking blocks included, exactly as it came: the API verifies them.
     messages.push({ role: 'assistant', content: [...response.content] });
     messages.push({ role: 'user', content: results });
   }
-  return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls };
+  return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls, sources };
 }
 
 async function runOne(

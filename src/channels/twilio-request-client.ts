@@ -54,6 +54,8 @@ export interface TwilioClientOptions {
   apiBaseUrl?: string | undefined;
   /** Per-request timeout; unset means the SDK's default of 30 seconds. */
   timeoutMs?: number | undefined;
+  /** An API key (SK…) to authenticate with instead of the auth token. */
+  apiKey?: { sid: string; secret: string } | undefined;
 }
 
 /**
@@ -71,5 +73,6 @@ export function createTwilioClient(options: TwilioClientOptions): twilio.Twilio 
     : new twilio.RequestClient(clientOptions);
   // autoRetry here only matters if the SDK ever builds its own client; set it anyway so the
   // intent survives someone removing the explicit httpClient.
+  if (options.apiKey) return twilio(options.apiKey.sid, options.apiKey.secret, { accountSid: options.accountSid, httpClient, autoRetry: false });
   return twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false });
 }

@@ -28,10 +28,53 @@ export const inboundMessageSchema = z.preprocess(withoutNulCharacters, z.looseOb
   OriginalRepliedMessageSid: z.string().regex(/^(SM|MM)[0-9a-zA-Z]{10,64}$/).optional().catch(undefined),
   /** Present when Twilio's Advanced Opt-Out recognised a keyword. */
   OptOutType: z.enum(['STOP', 'START', 'HELP']).optional(),
+  /** A WhatsApp location pin. A malformed pin is dropped, never the message with it. */
+  Latitude: z.coerce.number().min(-90).max(90).optional().catch(undefined),
+  Longitude: z.coerce.number().min(-180).max(180).optional().catch(undefined),
+  Address: z.string().max(500).optional().catch(undefined),
+  Label: z.string().max(500).optional().catch(undefined),
 }));
 
 /** A parsed inbound webhook. */
 export type InboundMessageWebhook = z.infer<typeof inboundMessageSchema>;
+
+/** One attachment as the webhook names it: Twilio's media URL and the type Twilio declared. */
+export interface WebhookAttachment {
+  url: string;
+  contentType: string;
+}
+
+const attachmentSchema = z.object({ url: z.string().min(1).max(2048), contentType: z.string().max(255).default('application/octet-stream') });
+
+/**
+ * The attachments of an inbound webhook: MediaUrlN and MediaContentTypeN for N below
+ * NumMedia, in order. Twilio sends at most 10; an entry without a usable URL is skipped
+ * (nothing to download), never the message.
+ */
+export function webhookAttachments(webhook: InboundMessageWebhook): WebhookAttachment[] {
+  const attachments: WebhookAttachment[] = [];
+  for (let index = 0; index < Math.min(webhook.NumMedia, 20); index += 1) {
+    const parsed = attachmentSchema.safeParse({ url: webhook[`MediaUrl${index}`], contentType: webhook[`MediaContentType${index}`] || undefined });
+    if (parsed.success) attachments.push(parsed.data);
+  }
+  return attachments;
+}
+
+/** A WhatsApp location pin. */
+export interface LocationPin {
+  latitude: number;
+  longitude: number;
+  address?: string | undefined;
+  label?: string | undefined;
+}
+
+/** The webhook's location pin, when it carries both coordinates. */
+export function webhookLocation(webhook: InboundMessageWebhook): LocationPin | undefined {
+  if (webhook.Latitude === undefined || webhook.Longitude === undefined) return undefined;
+  const address = webhook.Address?.trim();
+  const label = webhook.Label?.trim();
+  return { latitude: webhook.Latitude, longitude: webhook.Longitude, ...(address ? { address } : {}), ...(label ? { label } : {}) };
+}
 
 /** Twilio's message status callback for a message Herald sent. */
 export const statusCallbackSchema = z.looseObject({

@@ -42,7 +42,36 @@ function toConfig(environment: Environment) {
       apiBaseUrl: environment.TWILIO_API_BASE_URL,
       whatsappReminderContentSid: environment.TWILIO_WHATSAPP_REMINDER_CONTENT_SID,
       timeoutMs: environment.TWILIO_TIMEOUT_MS,
+      /** An API key pair (SK…) Herald uses instead of the auth token for media, when set. */
+      apiKey:
+        environment.TWILIO_API_KEY_SID && environment.TWILIO_API_KEY_SECRET
+          ? { sid: environment.TWILIO_API_KEY_SID, secret: environment.TWILIO_API_KEY_SECRET }
+          : undefined,
     },
+    media: {
+      /** The most Herald reads of one attachment, whatever Content-Length says. */
+      maxBytes: environment.MEDIA_MAX_BYTES,
+      /** One attachment's whole download, redirect included. */
+      timeoutMs: environment.MEDIA_TIMEOUT_MS,
+      /** Delete each attachment from Twilio once its turn has read it. */
+      deleteFromTwilio: environment.TWILIO_DELETE_MEDIA,
+      /** Voice notes longer than this are not transcribed. */
+      voiceMaxSeconds: environment.VOICE_MAX_SECONDS,
+      /** The ffmpeg that converts audio the transcription endpoint does not take (AMR). */
+      ffmpegPath: environment.FFMPEG_PATH,
+      /** An OpenAI-compatible transcription endpoint; undefined: voice notes are not transcribed. */
+      transcription: environment.TRANSCRIPTION_BASE_URL
+        ? {
+            baseUrl: environment.TRANSCRIPTION_BASE_URL,
+            apiKey: environment.TRANSCRIPTION_API_KEY,
+            model: environment.TRANSCRIPTION_MODEL,
+            timeoutMs: environment.TRANSCRIPTION_TIMEOUT_MS,
+            pricePerMinuteUsd: environment.TRANSCRIPTION_PRICE_PER_MINUTE,
+          }
+        : undefined,
+    },
+    /** Anthropic's web search and fetch server tools for the planner and general-agent. */
+    webSearch: environment.WEB_SEARCH === 'on',
     anthropic: {
       apiKey: environment.ANTHROPIC_API_KEY,
       baseUrl: environment.ANTHROPIC_BASE_URL,

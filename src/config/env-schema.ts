@@ -37,6 +37,18 @@ const modelList = unsetWhenEmpty(
     .optional(),
 );
 
+/** A yes/no switch: true/false, 1/0, yes/no or on/off, any case. */
+const flag = (fallback: boolean) =>
+  unsetWhenEmpty(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((value) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(value), 'must be true or false (or on/off)')
+      .transform((value) => ['true', '1', 'yes', 'on'].includes(value))
+      .default(fallback),
+  );
+
 const effort = (fallback: 'low' | 'medium' | 'high') => unsetWhenEmpty(z.enum(['low', 'medium', 'high']).default(fallback));
 
 const isValidTimezone = (zone: string): boolean => {
@@ -149,6 +161,20 @@ export const environmentSchema = z
     TWILIO_API_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
     TWILIO_WHATSAPP_REMINDER_CONTENT_SID: optionalString,
     TWILIO_TIMEOUT_MS: integer(15_000, 1),
+    TWILIO_API_KEY_SID: unsetWhenEmpty(z.string().trim().regex(/^SK[0-9a-fA-F]{32}$/, 'must look like SK followed by 32 hex characters').optional()),
+    TWILIO_API_KEY_SECRET: optionalString,
+    TWILIO_DELETE_MEDIA: flag(true),
+
+    MEDIA_MAX_BYTES: integer(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    MEDIA_TIMEOUT_MS: integer(20_000, 1),
+    TRANSCRIPTION_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
+    TRANSCRIPTION_API_KEY: optionalString,
+    TRANSCRIPTION_MODEL: withDefault('gpt-4o-mini-transcribe'),
+    TRANSCRIPTION_TIMEOUT_MS: integer(60_000, 1),
+    TRANSCRIPTION_PRICE_PER_MINUTE: unsetWhenEmpty(usd.default(0.003)),
+    VOICE_MAX_SECONDS: integer(300, 1, 3600),
+    FFMPEG_PATH: withDefault('ffmpeg'),
+    WEB_SEARCH: unsetWhenEmpty(z.enum(['on', 'off']).default('on')),
 
     ANTHROPIC_API_KEY: optionalString,
     ANTHROPIC_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
@@ -248,6 +274,9 @@ export const environmentSchema = z
         message: 'set TWILIO_SMS_FROM or TWILIO_WHATSAPP_FROM so Herald has a number to reply from',
       });
     }
+    if (Boolean(environment.TWILIO_API_KEY_SID) !== Boolean(environment.TWILIO_API_KEY_SECRET)) {
+      context.addIssue({ code: 'custom', path: ['TWILIO_API_KEY_SECRET'], message: 'set both TWILIO_API_KEY_SID and TWILIO_API_KEY_SECRET, or neither' });
+    }
     if (Boolean(environment.GOOGLE_CLIENT_ID) !== Boolean(environment.GOOGLE_CLIENT_SECRET)) {
       context.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither' });
     }
@@ -284,4 +313,14 @@ export const environmentSchema = z
 export type Environment = z.infer<typeof environmentSchema>;
 
 /** Variables whose values must never be printed or logged. */
-export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET', 'METRICS_TOKEN', 'OTEL_EXPORTER_OTLP_HEADERS'] as const;
+export const secretVariables = [
+  'TWILIO_AUTH_TOKEN',
+  'TWILIO_API_KEY_SECRET',
+  'ANTHROPIC_API_KEY',
+  'TRANSCRIPTION_API_KEY',
+  'DATABASE_URL',
+  'HERALD_ENCRYPTION_KEY',
+  'GOOGLE_CLIENT_SECRET',
+  'METRICS_TOKEN',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+] as const;

@@ -2,10 +2,11 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 import type { UserService } from '../users/user-service.js';
 import { loadHistoryWindow, type HistoryWindowConfig } from './history-window.js';
-import type { OrchestratorContext, ResumedPlan } from './orchestrator-context.js';
+import type { OrchestratorContext, ResumedPlan, TurnAttachment } from './orchestrator-context.js';
 
 export type { ResumedPlan } from './orchestrator-context.js';
 import { capTurnText } from './message-cap.js';
+import { countryOfPhone } from '../channels/phone-number.js';
 
 /** The message (or burst of messages) a turn answers. */
 export interface TurnInput {
@@ -15,6 +16,16 @@ export interface TurnInput {
   messages: Array<{ id: string; content: string; numMedia: number }>;
   /** The plan whose question these messages answer. */
   resume?: ResumedPlan | undefined;
+  /**
+   * What src/media made of the turn's attachments, voice notes and pin. When given, the
+   * turn's text is `parts` (typed and spoken) and attachments are accounted for by it.
+   */
+  media?: {
+    parts: Array<{ text: string; spoken: boolean }>;
+    attachments: TurnAttachment[];
+    location?: string | undefined;
+    notes: string[];
+  };
 }
 
 /**
@@ -44,21 +55,28 @@ export class ContextAssembler {
       this.hasModelAnswered(input.userId),
     ]);
     if (!user) throw new Error(`turn ${input.turnId}: user ${input.userId} does not exist`);
-    const capped = capTurnText(input.messages.map((message) => message.content).filter((text) => text.length > 0).join('\n'), this.maxMessageTokens);
+    const media = input.media;
+    const texts = media ? media.parts.map((part) => part.text) : input.messages.map((message) => message.content);
+    const capped = capTurnText(texts.filter((text) => text.length > 0).join('\n'), this.maxMessageTokens);
+    const country = countryOfPhone(user.phone);
     return {
       turnId: input.turnId,
       // Onboarding (ask for a name, confirm the time zone) belongs to the first answer only.
       // Nothing records a name on the User row yet (memory-agent keeps "my name is…" as a
       // fact), so keying it on the name alone would ask on every message, forever.
-      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, isNew: user.isNew && !answeredBefore },
+      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, ...(country ? { country } : {}), isNew: user.isNew && !answeredBefore },
       channel: input.channel,
       facts,
       history,
       message: {
         text: capped.text,
         messageIds,
-        attachments: input.messages.reduce((total, message) => total + message.numMedia, 0),
+        attachments: media ? 0 : input.messages.reduce((total, message) => total + message.numMedia, 0),
         ...(capped.cut ? { cut: capped.cut } : {}),
+        ...(media && media.parts.some((part) => part.spoken) ? { parts: media.parts } : {}),
+        ...(media && media.attachments.length > 0 ? { media: media.attachments } : {}),
+        ...(media?.location ? { location: media.location } : {}),
+        ...(media && media.notes.length > 0 ? { mediaNotes: media.notes } : {}),
       },
       ...(input.resume ? { resume: input.resume } : {}),
     };

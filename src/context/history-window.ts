@@ -25,7 +25,13 @@ export function applyHistoryWindow(newestFirst: WindowCandidate[], config: Histo
   for (const message of newestFirst.slice(0, config.maxMessages)) {
     if (tokens + message.tokenCount > config.maxTokens) break;
     tokens += message.tokenCount;
-    kept.push({ role: message.role, content: message.content, createdAt: message.createdAt });
+    kept.push({
+      role: message.role,
+      content: message.content,
+      createdAt: message.createdAt,
+      ...(message.transcribed ? { transcribed: true } : {}),
+      ...(message.attachments ? { attachments: message.attachments } : {}),
+    });
   }
   return kept.reverse();
 }
@@ -55,7 +61,10 @@ export async function loadHistoryWindow(
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: config.maxMessages,
-    select: { role: true, content: true, createdAt: true, tokenCount: true },
+    select: { role: true, content: true, createdAt: true, tokenCount: true, transcribed: true, numMedia: true },
   });
-  return applyHistoryWindow(rows, config);
+  return applyHistoryWindow(
+    rows.map(({ numMedia, ...row }) => ({ ...row, attachments: numMedia })),
+    config,
+  );
 }

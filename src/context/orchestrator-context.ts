@@ -13,6 +13,25 @@ export const historyMessageSchema = z.object({
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   createdAt: z.date(),
+  /** The user spoke it (a voice note Herald transcribed). */
+  transcribed: z.boolean().optional(),
+  /** Attachments the user sent with it (read in their own turn, never kept). */
+  attachments: z.number().int().optional(),
+});
+
+/**
+ * A photo or PDF of this turn, ready for the model (src/media downloaded, checked and
+ * downscaled it). The bytes live in memory for this turn only.
+ */
+export const turnAttachmentSchema = z.object({
+  /** "a1", "a2"…: how the planner hands an attachment to a step. */
+  id: z.string(),
+  kind: z.enum(['photo', 'pdf']),
+  mediaType: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf']),
+  /** Base64. */
+  data: z.string(),
+  /** What the model is told it is: "photo", "PDF (3 pages)". */
+  label: z.string(),
 });
 
 /** The user's settings every agent receives (FR-9, CTX-3). */
@@ -21,6 +40,8 @@ export const userContextSchema = z.object({
   name: z.string().nullable(),
   timezone: z.string(),
   language: z.string().nullable(),
+  /** The country of the user's number (ISO 3166-1 alpha-2), when it has one: localises web search. */
+  country: z.string().length(2).nullable().optional(),
   /**
    * Onboarding is still open: Herald knows no name for them and the model has not answered
    * them yet (the context assembler decides; see ContextAssembler).
@@ -54,8 +75,19 @@ export const orchestratorContextSchema = z.object({
   message: z.object({
     text: z.string(),
     messageIds: z.array(z.string()).min(1),
-    /** Attachments Herald cannot read yet (photos, voice notes). */
+    /** Attachments Herald could not read (and no note below explains). */
     attachments: z.number().int().min(0),
+    /**
+     * The message as typed and spoken parts, when any of it is a voice note's transcript: the
+     * model is shown the spoken parts framed as such. `text` is all of it, plain.
+     */
+    parts: z.array(z.object({ text: z.string(), spoken: z.boolean() })).optional(),
+    /** Photos and PDFs the model sees with the message (the planner; a step only those it is given). */
+    media: z.array(turnAttachmentSchema).optional(),
+    /** A shared location pin, as one line for the planner. */
+    location: z.string().optional(),
+    /** What became of attachments the model does not see (refused, failed), for it to know. */
+    mediaNotes: z.array(z.string()).optional(),
     /** Set when the text was longer than TURN_MAX_MESSAGE_TOKENS and was cut: characters kept and received. */
     cut: z.object({ kept: z.number().int(), total: z.number().int() }).optional(),
   }),
@@ -66,6 +98,7 @@ export const orchestratorContextSchema = z.object({
 });
 
 export type Fact = z.infer<typeof factSchema>;
+export type TurnAttachment = z.infer<typeof turnAttachmentSchema>;
 export type HistoryMessage = z.infer<typeof historyMessageSchema>;
 export type UserContext = z.infer<typeof userContextSchema>;
 export type OrchestratorContext = z.infer<typeof orchestratorContextSchema>;

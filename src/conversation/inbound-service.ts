@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
+import { webhookAttachments, webhookLocation, type InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
 import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
@@ -60,9 +60,14 @@ WITH keys AS (
     "updatedAt" = EXCLUDED."updatedAt"
   RETURNING "id"
 ), message AS (
-  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "inboundStatus", "traceContext", "createdAt")
-  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, 'pending'::"InboundStatus", $15, $2::timestamp FROM contact
-  RETURNING "userId"
+  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "traceContext", "location", "inboundStatus", "createdAt")
+  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, $15, $16::jsonb, 'pending'::"InboundStatus", $2::timestamp FROM contact
+  RETURNING "id", "userId"
+), media AS (
+  INSERT INTO "MessageMedia" ("id", "messageId", "position", "url", "declaredType", "createdAt", "updatedAt")
+  SELECT attachment.id, message."id", (attachment.position - 1)::int, attachment.url, attachment.type, $2::timestamp, $2::timestamp
+  FROM message, unnest($17::uuid[], $18::text[], $19::text[]) WITH ORDINALITY AS attachment(id, url, type, position)
+  RETURNING "id"
 )`;
 
 /**
@@ -121,6 +126,9 @@ export class InboundService {
     if (delivery.idempotencyToken) keys.push(`token:${delivery.idempotencyToken}`);
     const body = webhook.Body.trim();
     const messageId = uuidv7(this.clock.now());
+    // Only where each attachment is: the turn downloads it (never this request: Twilio waits).
+    const attachments = webhookAttachments(webhook);
+    const location = webhookLocation(webhook);
     // The columns are timestamp(3) without time zone holding UTC, as Prisma writes them.
     const now = this.clock.now().toISOString().replace('Z', '');
     const values = [
@@ -139,6 +147,10 @@ export class InboundService {
       webhook.OptOutType ?? null,
       webhook.OriginalRepliedMessageSid ?? null,
       delivery.traceContext ?? null,
+      location ? JSON.stringify(location) : null,
+      attachments.map(() => uuidv7(this.clock.now())),
+      attachments.map((attachment) => attachment.url),
+      attachments.map((attachment) => attachment.contentType),
     ];
     try {
       return await this.record(values, messageId, !delivery.deferTurnUntil);

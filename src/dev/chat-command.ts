@@ -3,9 +3,14 @@
  * a terminal. It talks to a running local Herald (`npm start`) through the dev phone's own
  * endpoints: each line typed is posted as a text from `--from` (through the real webhook),
  * and everything Herald sends that number, reminders included, is printed as it arrives.
+ * A line that starts with the path of a file (a photo, a PDF, a voice note) sends that file
+ * as the message's attachment, the rest of the line as its text.
  * When nothing answers at the address and no `--url` was given, it starts Herald in this
  * process first, exactly as `npm start` would, quietly.
  */
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createInterface, type Interface } from 'node:readline';
 import { loadConfig } from '../config/config.js';
@@ -50,6 +55,47 @@ async function startHerald(): Promise<{ herald: Herald; baseUrl: string }> {
   return { herald, baseUrl: `http://127.0.0.1:${config.http.port}` };
 }
 
+/** Types by extension, for the upload's Content-Type (Herald itself goes by the bytes). */
+const FILE_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.heic': 'image/heic',
+  '.pdf': 'application/pdf',
+  '.ogg': 'audio/ogg',
+  '.opus': 'audio/ogg',
+  '.oga': 'audio/ogg',
+  '.mp3': 'audio/mpeg',
+  '.m4a': 'audio/mp4',
+  '.wav': 'audio/wav',
+  '.webm': 'audio/webm',
+  '.amr': 'audio/amr',
+};
+
+/** A line's leading file path (the file must exist) and the text after it; undefined when the line is only text. */
+async function attachmentOf(line: string): Promise<{ path: string; text: string } | undefined> {
+  const [first = '', ...rest] = line.split(/\s+/);
+  const path = resolve(first.startsWith('~/') ? `${homedir()}${first.slice(1)}` : first);
+  const found = await stat(path).catch(() => undefined);
+  return found?.isFile() ? { path, text: rest.join(' ') } : undefined;
+}
+
+/** Posts a typed line: its file first (to the dev media API), then the message naming it. */
+async function post(baseUrl: string, from: string, line: string): Promise<Response> {
+  const attachment = await attachmentOf(line);
+  const media: string[] = [];
+  if (attachment) {
+    const type = FILE_TYPES[extname(attachment.path).toLowerCase()] ?? 'application/octet-stream';
+    const uploaded = await fetch(`${baseUrl}/dev/phone/media`, { method: 'POST', headers: { 'content-type': type }, body: await readFile(attachment.path) });
+    if (!uploaded.ok) return uploaded;
+    media.push(((await uploaded.json()) as { id: string }).id);
+  }
+  const body = attachment ? attachment.text : line;
+  return fetch(`${baseUrl}/dev/phone/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, body, media }) });
+}
+
 function say(readline: Interface, text: string): void {
   const interactive = process.stdout.isTTY;
   if (interactive) process.stdout.write('\r\x1b[2K');
@@ -86,7 +132,7 @@ async function main(): Promise<number> {
   const { events, abort } = connection;
 
   const readline = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you › ' });
-  process.stdout.write(`Texting Herald at ${baseUrl} as ${from}. Type a message and press Enter; Ctrl+D quits.\n`);
+  process.stdout.write(`Texting Herald at ${baseUrl} as ${from}. Type a message and press Enter (start it with a file's path to attach a photo, PDF or voice note); Ctrl+D quits.\n`);
   readline.prompt();
 
   const listening = (async () => {
@@ -100,7 +146,7 @@ async function main(): Promise<number> {
   readline.on('line', (line) => {
     const body = line.trim();
     if (!body) return readline.prompt();
-    void fetch(`${baseUrl}/dev/phone/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, body }) })
+    void post(baseUrl, from, body)
       .then(async (response) => {
         if (!response.ok) say(readline, `(not sent: ${await response.text()})`);
         else readline.prompt();

@@ -21,13 +21,21 @@ const PHONE_STYLE = `body{display:flex;justify-content:center;min-height:100vh}
 #messages .error{align-self:center;color:var(--bad);font-size:.875rem}
 #composer{display:flex;gap:.5rem;padding:.75rem;border-top:1px solid var(--line)}
 #composer input{flex:1;border-radius:1.5rem}
-#composer .button{margin:0;border-radius:1.5rem}`;
+#composer .button{margin:0;border-radius:1.5rem}
+#composer .icon{padding:.5rem .7rem}
+#attachments{display:flex;flex-wrap:wrap;gap:.25rem;padding:0 .75rem;list-style:none;margin:0;font-size:.8rem}
+#attachments:empty{display:none}
+#attachments li{background:var(--bg);border:1px solid var(--line);border-radius:1rem;padding:.15rem .6rem;margin-top:.5rem}
+#recording{color:var(--bad)}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}`;
 
 /**
  * The phone's behaviour. Replies arrive as server-sent events for the chosen number (the
  * console transport feeds them, reminders included); a message is posted to Herald, which
  * passes it through the real webhook. Text is always inserted as text nodes; only http(s)
- * URLs become links, opening in a new tab.
+ * URLs become links, opening in a new tab. Attached files (a photo, a PDF) and voice notes
+ * recorded in the browser are uploaded to /dev/phone/media first and sent as the message's
+ * media, which Herald downloads the way it downloads Twilio's.
  */
 const PHONE_SCRIPT = `(() => {
   const form = document.getElementById('composer');
@@ -35,6 +43,11 @@ const PHONE_SCRIPT = `(() => {
   const from = document.getElementById('from');
   const log = document.getElementById('messages');
   const status = document.getElementById('status');
+  const picker = document.getElementById('file');
+  const chips = document.getElementById('attachments');
+  const mic = document.getElementById('record');
+  let pending = [];
+  let recorder;
   let source;
   try { const saved = localStorage.getItem('herald-dev-phone'); if (saved) from.value = saved; } catch {}
   function bubble(kind, text) {
@@ -60,15 +73,49 @@ const PHONE_SCRIPT = `(() => {
     source.onerror = () => { form.dataset.ready = 'false'; status.textContent = 'Not connected: is Herald running, and is the number in +country form?'; };
   }
   from.addEventListener('change', () => { try { localStorage.setItem('herald-dev-phone', from.value.trim()); } catch {} connect(); });
+  function showAttachments() {
+    chips.replaceChildren(...pending.map((file) => { const chip = document.createElement('li'); chip.textContent = file.name; return chip; }));
+  }
+  async function upload(file) {
+    const response = await fetch('/dev/phone/media', { method: 'POST', headers: { 'content-type': file.type || 'application/octet-stream' }, body: file });
+    if (!response.ok) throw new Error(await response.text());
+    return (await response.json()).id;
+  }
+  async function send(body, files) {
+    bubble('out', [body, ...files.map((file) => '[' + file.name + ']')].filter(Boolean).join('\\n'));
+    let media;
+    try { media = await Promise.all(files.map(upload)); } catch (error) { bubble('error', 'Not sent: ' + error.message); return; }
+    const response = await fetch('/dev/phone/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: from.value.trim(), body, media }) }).catch(() => undefined);
+    if (!response) bubble('error', 'Not sent: Herald is not reachable.');
+    else if (!response.ok) bubble('error', 'Not sent: ' + (await response.text()));
+  }
+  picker.addEventListener('change', () => { pending = pending.concat([...picker.files]).slice(0, 10); picker.value = ''; showAttachments(); });
+  mic.addEventListener('click', async () => {
+    if (recorder && recorder.state === 'recording') { recorder.stop(); return; }
+    let stream;
+    try { stream = await navigator.mediaDevices.getUserMedia({ audio: true }); } catch { bubble('error', 'The browser did not allow the microphone.'); return; }
+    const chunks = [];
+    recorder = new MediaRecorder(stream);
+    recorder.addEventListener('dataavailable', (event) => chunks.push(event.data));
+    recorder.addEventListener('stop', () => {
+      stream.getTracks().forEach((track) => track.stop());
+      mic.textContent = '🎤';
+      const type = (recorder.mimeType || 'audio/webm').split(';')[0];
+      const note = new File(chunks, 'voice-note.' + (type.split('/')[1] || 'webm'), { type });
+      send('', [note]);
+    });
+    recorder.start();
+    mic.textContent = '■ Stop';
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const body = input.value.trim();
-    if (!body) return;
+    const files = pending;
+    if (!body && files.length === 0) return;
     input.value = '';
-    bubble('out', body);
-    const response = await fetch('/dev/phone/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: from.value.trim(), body }) }).catch(() => undefined);
-    if (!response) bubble('error', 'Not sent: Herald is not reachable.');
-    else if (!response.ok) bubble('error', 'Not sent: ' + (await response.text()));
+    pending = [];
+    showAttachments();
+    await send(body, files);
   });
   connect();
 })();`;
@@ -79,6 +126,7 @@ export function renderDevPhone(defaultPhone: string = DEFAULT_DEV_PHONE): Render
 <label for="from">Texting as <input id="from" type="tel" autocomplete="off" value="${defaultPhone}"></label>
 <p id="status" role="status">Connecting…</p></header>
 <ol id="messages" aria-live="polite" aria-label="Conversation"></ol>
-<form id="composer" data-ready="false"><input id="message" autocomplete="off" placeholder="Text Herald" aria-label="Message" maxlength="1600"><button class="button" type="submit">Send</button></form></div>`;
+<ul id="attachments" aria-label="Attachments to send"></ul>
+<form id="composer" data-ready="false"><label class="button icon" for="file" title="Attach a photo or PDF">📎<span class="visually-hidden">Attach a photo or PDF</span></label><input id="file" class="visually-hidden" type="file" multiple accept="image/*,application/pdf,audio/*"><button id="record" class="button icon" type="button" title="Record a voice note" aria-label="Record a voice note">🎤</button><input id="message" autocomplete="off" placeholder="Text Herald" aria-label="Message" maxlength="1600"><button class="button" type="submit">Send</button></form></div>`;
   return renderDocument({ title: 'Herald — dev phone', body, styles: [PHONE_STYLE], scripts: [PHONE_SCRIPT] });
 }

@@ -51,11 +51,13 @@ export class AnthropicModel implements ModelClient {
           cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
           cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
           ...(message.usage.cache_creation?.ephemeral_1h_input_tokens ? { cacheWrite1hTokens: message.usage.cache_creation.ephemeral_1h_input_tokens } : {}),
+          ...(message.usage.server_tool_use?.web_search_requests ? { webSearches: message.usage.server_tool_use.web_search_requests } : {}),
+          ...(message.usage.server_tool_use?.web_fetch_requests ? { webFetches: message.usage.server_tool_use.web_fetch_requests } : {}),
         },
         content: message.content.flatMap((block): ResponseBlock[] => {
           switch (block.type) {
             case 'text':
-              return [{ type: 'text', text: block.text }];
+              return [block.citations && block.citations.length > 0 ? { type: 'text', text: block.text, citations: [...block.citations] } : { type: 'text', text: block.text }];
             case 'tool_use':
               return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
             // Kept exactly as received: the next request of a tool loop must carry them back.
@@ -63,6 +65,12 @@ export class AnthropicModel implements ModelClient {
               return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
             case 'redacted_thinking':
               return [{ type: 'redacted_thinking', data: block.data }];
+            // Server tools ran inside the call; their blocks go back with the rest, untouched.
+            case 'server_tool_use':
+              return [{ type: 'server_tool_use', id: block.id, name: block.name, input: block.input, raw: { ...block } }];
+            case 'web_search_tool_result':
+            case 'web_fetch_tool_result':
+              return [{ type: 'server_tool_result', resultType: block.type, toolUseId: block.tool_use_id, raw: { ...block } }];
             default:
               return [];
           }
@@ -81,6 +89,7 @@ function toStopReason(reason: string | null): StopReason {
     case 'max_tokens':
     case 'stop_sequence':
     case 'refusal':
+    case 'pause_turn':
       return reason;
     default:
       return 'other';

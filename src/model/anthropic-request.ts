@@ -3,10 +3,14 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
   TextBlockParam,
+  TextCitationParam,
   Tool,
+  ToolUnion,
+  WebFetchTool20260318,
+  WebSearchTool20260318,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { estimateTokens } from '../shared/tokens.js';
-import type { ContentBlock, ModelMessage, ModelRequest, ToolSpec } from './model-client.js';
+import type { ContentBlock, ModelMessage, ModelRequest, ServerToolSpec, ToolSpec } from './model-client.js';
 import type { ModelProfile } from './model-profiles.js';
 
 /**
@@ -18,11 +22,14 @@ import type { ModelProfile } from './model-profiles.js';
  */
 export function messageParams(request: ModelRequest, profile: ModelProfile): MessageCreateParamsNonStreaming {
   const last = request.messages[request.messages.length - 1];
-  if (last?.role === 'assistant' && !profile.accepts.assistantPrefill) {
+  // A turn the API paused mid server tool (pause_turn) is continued by sending it back: not a prefill.
+  const paused = last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((block) => block.type === 'server_tool_use' || block.type === 'server_tool_result');
+  if (last?.role === 'assistant' && !profile.accepts.assistantPrefill && !paused) {
     // Nothing in Herald prefills; a request that does is a bug, not something to send.
     throw new Error(`a request to ${request.model} ends with an assistant message (prefill), which the model refuses`);
   }
-  const tools = request.tools && request.tools.length > 0 ? request.tools.map(toToolParam) : undefined;
+  const allTools: ToolUnion[] = [...(request.tools ?? []).map(toToolParam), ...(request.serverTools ?? []).map(toServerToolParam)];
+  const tools = allTools.length > 0 ? allTools : undefined;
   const toolChoice = tools && request.toolChoice && (request.toolChoice.type === 'auto' || profile.accepts.forcedToolChoice) ? request.toolChoice : undefined;
   return {
     model: request.model,
@@ -59,11 +66,23 @@ function toMessageParam(message: ModelMessage): MessageParam {
   return { role: message.role, content: message.content.map(toContentBlockParam) };
 }
 
-/** Thinking blocks go back exactly as they came: same text, same signature, same place. */
+/**
+ * Thinking blocks go back exactly as they came: same text, same signature, same place; so do
+ * server tool blocks (search results, fetched pages) and the citations on text that quotes them.
+ */
 function toContentBlockParam(block: ContentBlock): ContentBlockParam {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text };
+      return block.citations && block.citations.length > 0
+        ? { type: 'text', text: block.text, citations: block.citations as TextCitationParam[] }
+        : { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } };
+    case 'document':
+      return { type: 'document', source: { type: 'base64', media_type: block.mediaType, data: block.data }, ...(block.title ? { title: block.title } : {}) };
+    case 'server_tool_use':
+    case 'server_tool_result':
+      return block.raw as unknown as ContentBlockParam;
     case 'thinking':
       return { type: 'thinking', thinking: block.thinking, signature: block.signature };
     case 'redacted_thinking':
@@ -77,4 +96,28 @@ function toContentBlockParam(block: ContentBlock): ContentBlockParam {
 
 function toToolParam(tool: ToolSpec): Tool {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] };
+}
+
+/** Anthropic's 2026 web tools (`web_search_20260318`, `web_fetch_20260318`). */
+function toServerToolParam(tool: ServerToolSpec): WebSearchTool20260318 | WebFetchTool20260318 {
+  if (tool.type === 'web_search') {
+    const location = tool.userLocation && (tool.userLocation.timezone || tool.userLocation.country) ? tool.userLocation : undefined;
+    return {
+      type: 'web_search_20260318',
+      name: 'web_search',
+      max_uses: tool.maxUses,
+      ...(location
+        ? { user_location: { type: 'approximate', ...(location.timezone ? { timezone: location.timezone } : {}), ...(location.country ? { country: location.country } : {}) } }
+        : {}),
+    };
+  }
+  return {
+    type: 'web_fetch_20260318',
+    name: 'web_fetch',
+    max_uses: tool.maxUses,
+    allowed_domains: tool.allowedDomains,
+    // Only URLs the user wrote may be fetched: never one from a tool's result (a search hit, an
+    // email a tool read), so nothing but the user can make Herald open a page.
+    url_sources: { user_input: { type: 'all' }, client_tool_results: { type: 'none' }, server_tool_results: { type: 'none' } },
+  };
 }

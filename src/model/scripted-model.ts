@@ -77,6 +77,8 @@ export class ScriptedModel implements ModelClient {
         outputTokens: turn.usage?.outputTokens ?? estimateTokens(JSON.stringify(content)),
         cacheReadTokens: turn.usage?.cacheReadTokens ?? 0,
         cacheWriteTokens: turn.usage?.cacheWriteTokens ?? 0,
+        ...(turn.usage?.webSearches ? { webSearches: turn.usage.webSearches } : {}),
+        ...(turn.usage?.webFetches ? { webFetches: turn.usage.webFetches } : {}),
       },
     };
   }

@@ -149,6 +149,8 @@ async function runWithRetries(
         previousAttempt,
         writeReply: plan.steps.length === 1,
         signal: stepSignal,
+        attachments: (step.attachments ?? []).flatMap((id) => context.message.media?.filter((attachment) => attachment.id === id) ?? []),
+        untrustedTextSeen: untrustedTextSeen(plan, deps.registry),
       };
       result = await (deps.tracing ?? noopTracing).span('herald.step', { attributes: { 'herald.step.id': step.id, 'gen_ai.agent.name': agent.name, 'herald.step.attempt': attempt } }, async (span) => {
         const stepResult = await runStep(attemptInput, deps.stepRunner);
@@ -210,6 +212,7 @@ async function replan(
       replanning: request,
       stepsAllowed: stepsLeft,
       knownStepIds: plan.steps.filter((step) => step.status === 'completed').map((step) => step.id),
+      untrustedTextSeen: untrustedTextSeen(plan, deps.registry),
     });
   } catch (error) {
     // The replanning call failed or was cut off: the finished steps' results still stand (FR-3, NFR-5).
@@ -268,6 +271,7 @@ export function mergeSteps(plan: ExecutionPlan, revision: PlannedStep[]): number
       agent: planned.agent,
       task: planned.task,
       dependsOn: (planned.dependsOn ?? []).map((dependency) => renamed.get(dependency) ?? dependency),
+      ...(planned.attachments && planned.attachments.length > 0 ? { attachments: planned.attachments } : {}),
       status: 'pending',
       retryCount: 0,
       version: plan.version,
@@ -275,6 +279,11 @@ export function mergeSteps(plan: ExecutionPlan, revision: PlannedStep[]): number
     added += 1;
   }
   return added;
+}
+
+/** Whether a completed step's output carries outside text (mail) that later prompts will show. */
+function untrustedTextSeen(plan: ExecutionPlan, registry: AgentRegistry): boolean {
+  return completedOutputs(plan).some((previous) => registry.get(previous.agent)?.untrustedOutput === true);
 }
 
 function totalsFields(totals: PlanTotals): Record<string, number> {

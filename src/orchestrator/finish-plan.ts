@@ -5,7 +5,7 @@ import { roundUsd } from '../model/model-cost.js';
 import type { ModelClient } from '../model/model-client.js';
 import type { ModelRoles } from '../model/model-roles.js';
 import { withAsk } from '../confirmations/pending-action.js';
-import type { QuestionAsk } from '../questions/pending-question.js';
+import { confirmationQuestion, type QuestionAsk } from '../questions/pending-question.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type ErrorBlame } from '../shared/errors.js';
 import { readerLanguage, say } from '../texts/texts.js';
@@ -18,6 +18,9 @@ import { askingStep, planQuestion, planSnapshot } from './plan-questions.js';
 import type { ExecutionPlan } from './plan-state.js';
 import type { PlanStore } from './plan-store.js';
 import { withToolLinks } from './reply-links.js';
+import { withSourceLink } from './web-access.js';
+import { heardLine } from '../media/media-replies.js';
+import type { WebSource } from '../model/model-client.js';
 
 const COMPOSE_TIMEOUT_MS = 15_000;
 
@@ -43,6 +46,8 @@ export interface Finishing<Result> {
   shutdown: AbortSignal | undefined;
   logger: Logger;
   result: ResultOf<Result>;
+  /** Web pages the planner cited (a step's own are on its result). */
+  plannerSources: WebSource[];
 }
 
 /**
@@ -59,6 +64,8 @@ export async function finish<Result>(outcome: ExecutionOutcome, f: Finishing<Res
   reply ??= fallbackFor(plan, context);
   // A page's link must reach the user even if the model's wording lost it.
   reply = withToolLinks(reply, plan);
+  // At most one web source, from the planner or the steps that searched.
+  reply = withSourceLink(reply, [...f.plannerSources, ...plan.steps.flatMap((step) => step.result?.sources ?? [])]);
   // Held actions are asked about in Herald's own words, whatever the model wrote.
   const asks = confirmationAsk(plan, context);
   if (asks.text) reply = `${reply}\n\n${asks.text}`;
@@ -102,14 +109,18 @@ async function askUser<Result>(outcome: ExecutionOutcome, question: string, f: F
   return f.result(parts.join('\n\n'), 'succeeded', 'clarification', undefined, [...asks.questions, asked]);
 }
 
-/** The plan's held actions as one YES question in Herald's words, and as the question to keep. */
+/**
+ * The plan's held actions as one YES question in Herald's words, and as the question to keep.
+ * After a voice note the question says what Herald heard, so a misheard word is caught before YES.
+ */
 function confirmationAsk(plan: ExecutionPlan, context: OrchestratorContext): { text?: string; questions: QuestionAsk[] } {
   const confirmation = heldActions(plan);
   if (!confirmation) return { questions: [] };
   const texts = readerLanguage(context.user.language, context.message.text);
+  const heard = heardLine(context);
   return {
-    text: withAsk(confirmation.question, say(texts, 'confirmAsk')),
-    questions: [{ kind: 'confirmation', question: confirmation.question, payload: { actions: confirmation.actions } }],
+    text: `${heard ? `${heard} ` : ''}${withAsk(confirmation.question, say(texts, 'confirmAsk'))}`,
+    questions: [confirmationQuestion(confirmation)],
   };
 }
 

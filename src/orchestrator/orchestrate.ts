@@ -22,6 +22,7 @@ import { resumingRequest } from './prompts/planner-prompt.js';
 import { subjectSection } from './prompts/user-sections.js';
 import { replyLanguage } from './reply-language.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
+import { webAccessFor, withSourceLink } from './web-access.js';
 
 /** The orchestrator's limits (DESIGN.md "Resolved constants"). */
 export interface OrchestratorLimits {
@@ -52,6 +53,8 @@ export interface OrchestratorDependencies {
   limits: OrchestratorLimits;
   /** Spans for planning rounds and steps; absent: none. */
   tracing?: Tracing;
+  /** Offer Anthropic's web search (and fetch, for the user's own links) to the planner and general-agent (WEB_SEARCH). */
+  webSearch?: boolean;
 }
 
 /** Per-turn options. */
@@ -147,11 +150,13 @@ export async function orchestrate(
     maxIterations: PLANNER_MAX_ITERATIONS,
     maxTokens: Math.max(deps.limits.replyMaxTokens, 2048),
     promptBudgetTokens: deps.limits.plannerPromptTokens ?? 8000,
+    web: webAccessFor(context, deps.webSearch === true),
   };
   try {
     const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context.subject);
     // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
-    const planner = hints.length === 0 && !context.resume && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
+    // Photos and PDFs (an invitation to read, a receipt to list) go to the planner itself.
+    const planner = hints.length === 0 && !context.resume && !context.message.media?.length && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
     logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
     const kept = context.resume ? resumedSteps(context.resume) : [];
     const stepsAllowed = deps.limits.maxPlanSteps - kept.filter((step) => step.status === 'completed').length;
@@ -181,7 +186,7 @@ export async function orchestrate(
     if (planning.kind === 'direct') {
       logPlanEvent(logger, 'plan_answered_directly', { id: planId }, usageFields(meter));
       await store.planFinished(planId, 'answered_directly', totals(), deps.clock.now());
-      return result(planning.reply, 'succeeded', 'direct');
+      return result(withSourceLink(planning.reply, planning.sources ?? []), 'succeeded', 'direct');
     }
     if (planning.kind === 'invalid') {
       logPlanEvent(logger, 'plan_failed', { id: planId }, { reason: 'invalid plan' });
@@ -203,14 +208,26 @@ export async function orchestrate(
       createdAt: deps.clock.now(),
     };
     if (context.resume) mergeSteps(plan, planning.plan.steps);
-    else plan.steps.push(...planning.plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn ?? [], status: 'pending' as const, retryCount: 0, version: 1 })));
+    else
+      plan.steps.push(
+        ...planning.plan.steps.map((step) => ({
+          id: step.id,
+          agent: step.agent,
+          task: step.task,
+          dependsOn: step.dependsOn ?? [],
+          ...(step.attachments && step.attachments.length > 0 ? { attachments: step.attachments } : {}),
+          status: 'pending' as const,
+          retryCount: 0,
+          version: 1,
+        })),
+      );
     // The planner read the message itself: the language it names is the one to write in.
     const language = plan.language ?? messageLanguage;
     logPlanEvent(logger, 'plan_created', plan, { agents: plan.steps.map((step) => step.agent), resumed: Boolean(context.resume) });
     await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
-      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS },
+      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS, ...(plannerDeps.web ? { web: plannerDeps.web } : {}) },
       store,
       clock: deps.clock,
       logger,
@@ -219,7 +236,7 @@ export async function orchestrate(
       tracing,
       totals,
     });
-    return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result });
+    return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result, plannerSources: planning.sources ?? [] });
   } catch (caught) {
     if (options.signal?.aborted) {
       // Shutdown or a lost lease: the turn runner leaves the messages pending; no apology.

@@ -11,6 +11,11 @@ export const plannedStepSchema = z.object({
     .max(2000)
     .describe('What the agent must do, self-contained, with dates/times already resolved and relevant preferences from memory included'),
   dependsOn: z.array(z.string()).max(10).optional().describe('Ids of earlier steps whose results this step needs'),
+  attachments: z
+    .array(z.string())
+    .max(10)
+    .optional()
+    .describe('Ids of the user\'s attachments (a1, a2…) this step\'s agent must see; it sees no other'),
 });
 
 /**

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../model/model-client.js';
+import type { TokenUsage, WebSource } from '../model/model-client.js';
 import type { ErrorBlame } from '../shared/errors.js';
 import type { ToolCallRecord } from '../agents/tool-loop.js';
 import type { AgentOutput } from './plan-schema.js';
@@ -16,6 +16,8 @@ export interface StepResult {
   usage: TokenUsage;
   modelCalls: number;
   durationMs: number;
+  /** Web pages the agent's text cited (web search), for the reply's source link. */
+  sources?: WebSource[];
 }
 
 /** A step in the running plan. */
@@ -24,6 +26,8 @@ export interface PlanStep {
   agent: string;
   task: string;
   dependsOn: string[];
+  /** The user's attachments (ids) the step's agent is shown; it sees no others. */
+  attachments?: string[];
   status: StepStatus;
   retryCount: number;
   /** Which plan version added it. */

@@ -2,7 +2,7 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import { runToolLoop } from '../agents/tool-loop.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
-import type { ContentBlock, ModelClient, ModelMessage } from '../model/model-client.js';
+import type { ContentBlock, ModelClient, ModelMessage, WebSource } from '../model/model-client.js';
 import type { Clock } from '../shared/clock.js';
 import { roleRequest, type RoleModel } from '../model/model-roles.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
@@ -12,6 +12,7 @@ import { orchestratorSystemPrompt } from './prompts/orchestrator-system-prompt.j
 import { agentDescriptionsSection, planningInstructions } from './prompts/planner-prompt.js';
 import { utilityTools } from './utility-tools/index.js';
 import { estimateTokens } from '../shared/tokens.js';
+import { serverToolsFor, type WebAccess } from './web-access.js';
 
 /** What planning needs. */
 export interface PlannerDependencies {
@@ -26,6 +27,8 @@ export interface PlannerDependencies {
   maxTokens: number;
   /** The planning prompt's budget in tokens (CTX-6); memory gives way first. */
   promptBudgetTokens?: number;
+  /** Anthropic's web search (and fetch, for the user's own links) this turn may use. */
+  web?: WebAccess;
 }
 
 /** One planning round's request. */
@@ -39,12 +42,14 @@ export interface PlanningRequest {
   turnSections?: Array<string | undefined>;
   /** The replanning request appended to the user's message, on a replan. */
   replanning?: string;
+  /** Outside text (mail an earlier step read) is in the prompt: no web fetch. */
+  untrustedTextSeen?: boolean;
 }
 
-/** How a planning round ended. */
+/** How a planning round ended; `sources` are the web pages its text cited. */
 export type PlanningOutcome =
-  | { kind: 'direct'; reply: string }
-  | { kind: 'plan'; plan: Plan }
+  | { kind: 'direct'; reply: string; sources?: WebSource[] }
+  | { kind: 'plan'; plan: Plan; sources?: WebSource[] }
   | { kind: 'invalid'; error: string };
 
 /**
@@ -55,7 +60,8 @@ export type PlanningOutcome =
  * error, and if it is still invalid the round fails.
  */
 export async function planRound(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest): Promise<PlanningOutcome> {
-  const createPlan = createPlanTool(deps.registry, request.stepsAllowed, request.knownStepIds ?? []);
+  const createPlan = createPlanTool(deps.registry, request.stepsAllowed, request.knownStepIds ?? [], (context.message.media ?? []).map((attachment) => attachment.id));
+  const serverTools = serverToolsFor(deps.web, { untrustedTextSeen: request.untrustedTextSeen === true });
   const stable = [planningInstructions(deps.maxPlanSteps), agentDescriptionsSection(deps.registry)];
   const messages = withReplanning(conversationMessages(context), request.replanning);
   const loop = await runToolLoop({
@@ -73,6 +79,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
       // NFR-4; sent only to models that accept sampling parameters (not the 5.x generation).
       temperature: 0,
       purpose: request.replanning ? 'replanner' : 'planner',
+      ...(serverTools ? { serverTools } : {}),
     },
     messages,
     tools: [...utilityTools] as ToolDefinition[],
@@ -84,9 +91,9 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
   });
   switch (loop.stop) {
     case 'finished':
-      return { kind: 'plan', plan: loop.finish as Plan };
+      return { kind: 'plan', plan: loop.finish as Plan, sources: loop.sources };
     case 'text':
-      return loop.text ? { kind: 'direct', reply: loop.text } : { kind: 'invalid', error: 'the planner answered with nothing' };
+      return loop.text ? { kind: 'direct', reply: loop.text, sources: loop.sources } : { kind: 'invalid', error: 'the planner answered with nothing' };
     case 'invalid_finish':
       return { kind: 'invalid', error: `the plan was invalid twice: ${loop.finishError}` };
     case 'repeated_invalid_input':
@@ -99,7 +106,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
 }
 
 /** `create_plan`: its input is the plan; validation errors go back to the model. */
-function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStepIds: string[]) {
+function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStepIds: string[], attachmentIds: string[]) {
   const agentNames = registry.list().map((agent) => agent.name);
   const schema = planSchema.superRefine((plan, issues) => {
     if (plan.steps.length > stepsAllowed) {
@@ -111,6 +118,12 @@ function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStep
         issues.addIssue({ code: 'custom', path: ['steps', index, 'agent'], message: `unknown agent "${step.agent}"; use one of: ${agentNames.join(', ')}` });
       }
       if (seen.has(step.id)) issues.addIssue({ code: 'custom', path: ['steps', index, 'id'], message: `step id "${step.id}" is already used` });
+      for (const attachment of step.attachments ?? []) {
+        if (!attachmentIds.includes(attachment)) {
+          const known = attachmentIds.length > 0 ? `use one of: ${attachmentIds.join(', ')}` : 'this message has no attachments';
+          issues.addIssue({ code: 'custom', path: ['steps', index, 'attachments'], message: `"${attachment}" is not an attachment of this message; ${known}` });
+        }
+      }
       for (const dependency of step.dependsOn ?? []) {
         if (!seen.has(dependency)) {
           issues.addIssue({ code: 'custom', path: ['steps', index, 'dependsOn'], message: `"${dependency}" is not an earlier step` });

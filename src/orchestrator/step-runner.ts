@@ -12,6 +12,9 @@ import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
+import { attachmentBlocks } from './prompts/conversation-messages.js';
+import type { TurnAttachment } from '../context/orchestrator-context.js';
+import { serverToolsFor, type WebAccess } from './web-access.js';
 import { reconcileWithLedger, reportFromLedger } from './verifier.js';
 
 /** What a step needs to run. */
@@ -22,6 +25,8 @@ export interface StepRunnerDependencies {
   logger: Logger;
   /** Model calls a sub-agent may make in one attempt. */
   maxIterations: number;
+  /** The turn's web tools, for agents with `webAccess`. */
+  web?: WebAccess;
 }
 
 /** One attempt at one step. */
@@ -37,6 +42,10 @@ export interface StepAttempt {
   /** Ask the agent to write the user-facing reply (a single-step plan). */
   writeReply: boolean;
   signal: AbortSignal;
+  /** The user's photos and PDFs the planner gave this step (and no others). */
+  attachments?: TurnAttachment[];
+  /** An earlier step's output (mail) in the task carries outside text: no web fetch. */
+  untrustedTextSeen?: boolean;
 }
 
 /**
@@ -52,6 +61,8 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
   const completeStep = completeStepTool(agent.outputData);
   const system = agentSystemPrompt(agent, attempt.user, deps.clock.now(), attempt.replyLanguage);
   const task = agentTaskMessage(attempt, agent.promptBudgetTokens - estimateTokens(system.map((block) => block.text).join('')));
+  const attachments = attempt.attachments ?? [];
+  const serverTools = agent.webAccess ? serverToolsFor(deps.web, { untrustedTextSeen: attempt.untrustedTextSeen === true }) : undefined;
   // Filled in as the agent works, so a step cut off by a timeout still records (and its
   // retry is told) which tools already ran, and what the calls cost.
   const progress: ToolLoopProgress = { toolCalls: [], usage: emptyUsage(), modelCalls: 0 };
@@ -70,8 +81,9 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
         maxTokens: agent.maxTokens,
         temperature: 0,
         purpose: agent.name,
+        ...(serverTools ? { serverTools } : {}),
       },
-      messages: [{ role: 'user', content: task }],
+      messages: [{ role: 'user', content: attachments.length > 0 ? [...attachmentBlocks(attachments), { type: 'text', text: task }] : task }],
       tools: agent.tools,
       finishTool: completeStep,
       toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, language: languageCode(attempt.replyLanguage), clock: deps.clock, logger: deps.logger, signal: attempt.signal },
@@ -79,7 +91,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       signal: attempt.signal,
       progress,
     });
-    const base = { usage: loop.usage, modelCalls: loop.modelCalls };
+    const base = { usage: loop.usage, modelCalls: loop.modelCalls, ...(loop.sources.length > 0 ? { sources: loop.sources } : {}) };
     if (loop.stop === 'stalled') {
       return finished({ ...base, success: false, errorKind: 'stalled', error: 'the agent repeated the same tool call with the same arguments' });
     }

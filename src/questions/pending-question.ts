@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pendingActionSchema } from '../confirmations/pending-action.js';
+import { pendingActionSchema, type ConfirmationAsk } from '../confirmations/pending-action.js';
 
 /** One candidate of a choice: how the user tells it, and the call's arguments pinned to it. */
 export const choiceCandidateSchema = z.object({
@@ -56,3 +56,8 @@ export type QuestionAsk =
   | { kind: 'confirmation'; question: string; payload: ConfirmationPayload }
   | { kind: 'choice'; question: string; payload: ChoicePayload }
   | { kind: 'clarification'; question: string; payload: ClarificationPayload };
+
+/** Held actions asked about for YES, as the question to keep. */
+export function confirmationQuestion(ask: ConfirmationAsk): QuestionAsk {
+  return { kind: 'confirmation', question: ask.question, payload: { actions: ask.actions } };
+}

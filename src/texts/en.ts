@@ -103,6 +103,32 @@ export const en = {
   longReplyWhole: "The whole answer: {link}",
   longReplyOnly: "Your answer is too long for a text; here it is: {link}",
   longReplyTitle: "Your answer",
+
+  // Attachments, voice notes and location pins (src/media). {What} is {what} capitalised.
+  mediaPhoto: "your photo",
+  mediaPdf: "the PDF",
+  mediaVoice: "your voice note",
+  mediaAttachment: "your attachment",
+  mediaNumbered: "attachment {n}",
+  mediaTooLarge: "I couldn't take {what}: it's over my {limit} limit.",
+  mediaPhotoFile: "I can't open {what} ({type}). Please send it as a photo, not a file.",
+  mediaUnsupported: "I can't open {what} ({type}). I can read photos (JPEG, PNG, WebP, GIF), PDFs and voice notes.",
+  mediaDownloadFailed: "I couldn't download {what}. Please send it again.",
+  mediaCorrupt: "{What} seems to be damaged, so I couldn't open it.",
+  mediaPdfPages: "The PDF has {pages} pages; I read up to {max}. Could you send just the pages that matter?",
+  mediaPdfLocked: "The PDF is password-protected, so I can't read it.",
+  mediaTooMuch: "That's a lot at once, so I skipped {what}. Please send it in another message.",
+  voiceEmpty: "{What} reached me empty.",
+  voiceTooLong: "{What} is {minutes} min long; I listen to up to {max} min. Could you send a shorter one, or type it?",
+  voiceUnreadable: "I couldn't play {what}. Could you type it instead?",
+  voiceOff: "I can't listen to voice notes here yet (whoever runs this Herald can turn it on by setting TRANSCRIPTION_BASE_URL). Could you type it instead?",
+  voiceFailed: "Sorry, I couldn't listen to your voice note just now. It's saved; please try again in a minute, or type it.",
+  voiceNothingHeard: "I couldn't make out any words in your voice note. Could you try again, or type it?",
+  voiceHeard: "I heard: \"{text}\".",
+  zoneQuestion: "This pin is in the {zone} time zone (it is {time} there). Make {zone} your time zone?",
+  zoneSame: "This pin is in {zone}, which is already your time zone.",
+  zoneUnknown: "I couldn't tell the time zone of this pin (it may be at sea).",
+  zoneDone: "Your time zone is now {zone}.",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

@@ -31,6 +31,12 @@ export interface TurnOutcome {
   replyKind?: MessageKind;
   /** An action ran that may have erased the user (DELETE MY DATA's YES): check before writing anything of theirs. */
   mayHaveErased?: boolean;
+  /** Web searches the model ran (billed per search, included in costUsd). */
+  webSearches?: number;
+  /** Seconds of voice notes transcribed (billed per minute, included in costUsd). */
+  transcriptionSeconds?: number;
+  /** Runs once the turn is committed (deleting its media from Twilio); never throws. */
+  afterCommit?: () => Promise<void>;
 }
 
 /** An outcome decided without calling a model. */
@@ -47,6 +53,8 @@ export function outcomeUsage(outcome: TurnOutcome) {
     cacheReadTokens: outcome.cacheReadTokens ?? 0,
     cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
     costUsd: roundUsd(outcome.costUsd ?? 0),
+    webSearches: outcome.webSearches ?? 0,
+    transcriptionSeconds: outcome.transcriptionSeconds ?? 0,
   };
 }
 

@@ -18,12 +18,14 @@ import { detectLanguage } from '../texts/text-language.js';
 import { readerLanguage } from '../texts/texts.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { cutNote } from '../context/message-cap.js';
-import { confirmationAnswer } from '../confirmations/confirmation-words.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import { budgetReplies } from '../budgets/budget-replies.js';
+import { confirmationAnswer } from '../confirmations/confirmation-words.js';
 import type { IncomingTurn, LatestQuestion, TurnAnswer } from './answers/turn-answer.js';
 import type { TurnCommands } from './turn-commands.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
+import { TurnMedia } from '../media/turn-media.js';
+import { answerWithoutModel, mediaForContext, withMedia } from '../media/media-outcome.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import type { TurnOutcomeLabel } from '../observability/metrics.js';
@@ -59,6 +61,8 @@ export interface TurnRunnerDependencies {
   commands?: TurnCommands;
   /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
   budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
+  /** Attachments, voice notes and location pins (src/media); absent: they are only counted. */
+  media?: TurnMedia;
   /** Traces each turn (continuing its first message's webhook trace) and its context assembly; absent: none. */
   tracing?: Tracing;
   /** Replies too long for one message become a lead and a page (src/turns/long-replies.ts); absent: the outbox caps them. */
@@ -136,6 +140,7 @@ export class TurnRunner {
         text,
         keyword,
         command,
+        carriesMedia: Boolean(this.deps.media) && batch.some(TurnMedia.carriesMedia),
         language: readerLanguage(user.language, text),
         logger,
         questions: () => (questions ??= this.deps.questions.latest(userId)),
@@ -208,6 +213,8 @@ export class TurnRunner {
       outcome: answeredBy === 'budget' ? 'refused_budget' : !outcome.reply ? 'ignored' : outcome.status === 'failed' ? 'apology' : 'replied',
       receivedAt: turn.batch[0]!.createdAt,
     });
+    // Only once the answer is safe: a turn that runs again still finds its media at Twilio.
+    await outcome.afterCommit?.().catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not release the turn\'s media'));
     logger.info(
       {
         event: 'turn_finished',
@@ -225,7 +232,12 @@ export class TurnRunner {
   /** The orchestrator's answer; a pending clarification's plan is resumed with this message as the answer. */
   private async answer(turn: IncomingTurn, signal: AbortSignal): Promise<TurnOutcome> {
     const { user, batch, logger } = turn;
+    let media: Awaited<ReturnType<TurnRunner['prepareMedia']>> | undefined;
     try {
+      media = turn.carriesMedia ? await this.prepareMedia(turn, signal) : undefined;
+      const typed = batch.map((message) => message.content).join(' ');
+      const early = media && answerWithoutModel(media.prepared, media.user, typed);
+      if (early) return early;
       const resumed = await this.resumable(turn);
       const [context, subject] = await Promise.all([
         (this.deps.tracing ?? noopTracing).span('herald.context', {}, () =>
@@ -235,6 +247,7 @@ export class TurnRunner {
             channel: turn.channel,
             messages: batch.map((message) => ({ id: message.id, content: message.content, numMedia: message.numMedia })),
             ...(resumed ? { resume: resumed.plan } : {}),
+            ...(media ? { media: mediaForContext(media.prepared) } : {}),
           }),
         ),
         this.deps.subjects?.of(user.id, turn.latest),
@@ -244,7 +257,7 @@ export class TurnRunner {
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;
-      return {
+      const outcome: TurnOutcome = {
         reply: cut ? `${result.reply}\n\n${cutNote(cut, context.user.language, context.message.text)}` : result.reply,
         status: result.status,
         ...(result.failure ? { errorKind: result.failure.blame, errorMessage: result.failure.message } : {}),
@@ -257,7 +270,9 @@ export class TurnRunner {
         models: result.usageByModel,
         ...(result.questions && result.questions.length > 0 ? { questions: result.questions } : {}),
         ...(resumed ? { effects: [async (transaction) => void (await this.deps.questions.finish({ id: resumed.id, kind: 'clarification' }, { resumedBy: turn.latest.id }, true, transaction))] } : {}),
+        ...(result.usage.webSearches ? { webSearches: result.usage.webSearches } : {}),
       };
+      return media ? withMedia(outcome, media.prepared, context.user, context.message.text) : outcome;
     } catch (error) {
       if (signal.aborted) throw interruption(signal, error);
       // A bug, not an expected failure: still never leave the user in silence.
@@ -270,8 +285,20 @@ export class TurnRunner {
         modelCalls: 0,
         inputTokens: 0,
         outputTokens: 0,
+        // What was downloaded is still released (and transcription still paid for).
+        ...(media ? { afterCommit: media.prepared.release, costUsd: media.prepared.costUsd, transcriptionSeconds: media.prepared.transcriptionSeconds } : {}),
       };
     }
+  }
+
+  /** Downloads, reads and transcribes the turn's attachments (src/media). */
+  private async prepareMedia(turn: IncomingTurn, signal: AbortSignal) {
+    const { user } = turn;
+    const prepared = await this.deps.media!.prepare(
+      { turnId: turn.turnId, user, messages: turn.batch.map((message) => ({ id: message.id, content: message.content, transcribed: message.transcribed, location: message.location })) },
+      signal,
+    );
+    return { prepared, user };
   }
 
   /**

@@ -1,5 +1,8 @@
 /// <reference lib="dom" />
 // The callbacks passed to page.evaluate run in the browser, where these globals exist.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +11,7 @@ import { ConsoleTransport } from '../../src/outbox/console-transport.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { horizontalOverflow, launchBrowser, screenshot, watch } from '../helpers/browser.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { photo } from '../helpers/media-fixtures.js';
 import { lastToolResults } from '../helpers/model-script.js';
 import { freePort } from '../helpers/herald-process.js';
 
@@ -127,6 +131,25 @@ describe('/dev/phone in chromium', () => {
     expect(pageSeen.errors).toEqual([]);
     expect(pageSeen.outside(origin)).toEqual([]);
     await pageTab.close();
+  });
+
+  it('attach a photo, add a caption, send: Herald sees the photo', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'herald-phone-'));
+    const file = join(directory, 'menu.jpg');
+    await writeFile(file, await photo(1600, 1200));
+    try {
+      harness.anthropic.enqueue((request) => ({ text: `I can see ${request.mediaBlocks().length} photo of a menu.` }));
+      const picker = await tab.$('input#file');
+      await picker!.uploadFile(file);
+      expect(await tab.$$eval('#attachments li', (items) => items.map((item) => item.textContent))).toEqual(['menu.jpg']);
+      await text("what's good here?");
+      expect(await herald(5)).toBe('I can see 1 photo of a menu.');
+      expect(await tab.$$eval('#messages li.out', (items) => items.at(-1)!.textContent)).toBe("what's good here?\n[menu.jpg]");
+      expect(await tab.$$eval('#attachments li', (items) => items.length)).toBe(0);
+      await screenshot(tab, 'dev-phone-photo-390x844');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it('had no console errors and loaded nothing from outside Herald', () => {

@@ -86,6 +86,29 @@ describe('loadConfig: defaults', () => {
     expect(config.http.publicBaseUrl).toBe('https://herald.example.com/');
   });
 
+  it('media, voice and web settings: defaults, overrides, and rules across variables', () => {
+    const defaults = loadConfig({});
+    expect(defaults.media).toEqual({ maxBytes: 10 * 1024 * 1024, timeoutMs: 20_000, deleteFromTwilio: true, voiceMaxSeconds: 300, ffmpegPath: 'ffmpeg', transcription: undefined });
+    expect(defaults.webSearch).toBe(true);
+    expect(defaults.twilio.apiKey).toBeUndefined();
+    const set = loadConfig({
+      TRANSCRIPTION_BASE_URL: 'https://api.groq.com/openai/v1',
+      TRANSCRIPTION_API_KEY: 'gsk_secret',
+      TRANSCRIPTION_PRICE_PER_MINUTE: '0.0011',
+      TWILIO_DELETE_MEDIA: 'off',
+      WEB_SEARCH: 'off',
+      TWILIO_API_KEY_SID: `SK${'a'.repeat(32)}`,
+      TWILIO_API_KEY_SECRET: 'key-secret',
+    });
+    expect(set.media.transcription).toEqual({ baseUrl: 'https://api.groq.com/openai/v1', apiKey: 'gsk_secret', model: 'gpt-4o-mini-transcribe', timeoutMs: 60_000, pricePerMinuteUsd: 0.0011 });
+    expect(set.media.deleteFromTwilio).toBe(false);
+    expect(set.webSearch).toBe(false);
+    expect(set.twilio.apiKey).toEqual({ sid: `SK${'a'.repeat(32)}`, secret: 'key-secret' });
+    const error = configError({ TWILIO_API_KEY_SID: `SK${'a'.repeat(32)}`, TWILIO_DELETE_MEDIA: 'maybe', WEB_SEARCH: 'sometimes', TRANSCRIPTION_BASE_URL: 'ftp://x' });
+    for (const variable of ['TWILIO_API_KEY_SECRET', 'TWILIO_DELETE_MEDIA', 'WEB_SEARCH', 'TRANSCRIPTION_BASE_URL']) expect(error.message).toContain(variable);
+    expect(describeEnvironment({ TRANSCRIPTION_API_KEY: 'gsk_secret', TWILIO_API_KEY_SECRET: 'key-secret' })).toEqual({ TRANSCRIPTION_API_KEY: '[set]', TWILIO_API_KEY_SECRET: '[set]' });
+  });
+
   it('links sent to people never carry the credentials of a PUBLIC_BASE_URL (Twilio\'s requests still use them)', () => {
     const config = loadConfig({ PUBLIC_BASE_URL: 'https://twilio:s3cret@herald.example.com' });
     expect(config.http.publicBaseUrl).toBe('https://twilio:s3cret@herald.example.com');

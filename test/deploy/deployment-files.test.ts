@@ -249,6 +249,10 @@ describe('Dockerfile', () => {
     }
   });
 
+  it('installs Debian\'s ffmpeg in the runtime stage (voice notes from MMS are converted with it)', () => {
+    expect(finalStage.some((instruction) => instruction.keyword === 'RUN' && /apt-get install\b.*\bffmpeg\b/.test(instruction.args))).toBe(true);
+  });
+
   it('declares a HEALTHCHECK and production mode', () => {
     expect(finalStage.some((instruction) => instruction.keyword === 'HEALTHCHECK' && instruction.args.includes('/healthz'))).toBe(true);
     expect(finalStage.some((instruction) => instruction.keyword === 'ENV' && /\bNODE_ENV=production\b/.test(instruction.args))).toBe(true);

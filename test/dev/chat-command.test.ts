@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,7 @@ import { ConsoleTransport } from '../../src/outbox/console-transport.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { photo } from '../helpers/media-fixtures.js';
 import { freePort } from '../helpers/herald-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -85,6 +88,22 @@ describe('npm run chat against a running local Herald', () => {
     const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155550111' } });
     expect(user).toBeDefined();
     expect(await chat.quit()).toBe(0);
+  });
+
+  it('a line starting with a file path sends the file as the attachment, the rest as its text', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'herald-chat-'));
+    const file = path.join(directory, 'receipt.jpg');
+    await writeFile(file, await photo(900, 1200));
+    try {
+      const chat = Chat.start(['--url', baseUrl, '--from', '+14155550113']);
+      await chat.waitFor(/^Texting Herald at /);
+      harness.anthropic.enqueue((request) => ({ text: `${request.mediaBlocks().length} photo, text "${request.lastUserText().split('\n').at(-1)}".` }));
+      chat.type(`${file} what did I buy?`);
+      expect(await chat.waitFor(/herald › /)).toMatch(/herald › 1 photo, text "what did I buy\?"\.$/);
+      expect(await chat.quit()).toBe(0);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it('says why a bad number cannot chat', async () => {

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { checkModelRules, isFifthGeneration } from './anthropic/model-rules.js';
 import { cacheControlViolation, fakeTokens, PromptCache } from './anthropic/prompt-cache.js';
 import { ThinkingSigner, type RedactedThinkingBlock, type SignedThinkingBlock } from './anthropic/thinking-signatures.js';
+import { inspectMediaBlocks, withoutMediaData } from './anthropic/media-blocks.js';
+import { ServerTools, type ScriptedSearchResult } from './anthropic/server-tools.js';
 import type {
   ContentBlock,
   Message,
@@ -130,6 +132,24 @@ export class RecordedAnthropicRequest {
     return '';
   }
 
+  /** The image and document blocks of every user message, in order, decoded. */
+  mediaBlocks(): Array<{ type: 'image' | 'document'; mediaType: string; bytes: Buffer; messageIndex: number }> {
+    return this.messages().flatMap((message, messageIndex) =>
+      Array.isArray(message.content)
+        ? (message.content as unknown[]).flatMap((block) => {
+            if (!isRecord(block) || (block.type !== 'image' && block.type !== 'document') || !isRecord(block.source)) return [];
+            return [{ type: block.type, mediaType: String(block.source.media_type), bytes: Buffer.from(String(block.source.data), 'base64'), messageIndex }];
+          })
+        : [],
+    );
+  }
+
+  /** The server tool definitions offered (web search, web fetch), as sent. */
+  serverTools(): Array<Record<string, unknown>> {
+    const tools: unknown[] = Array.isArray(this.body.tools) ? this.body.tools : [];
+    return tools.filter((tool): tool is Record<string, unknown> => isRecord(tool) && typeof tool.type === 'string' && /^web_(search|fetch)_/.test(tool.type));
+  }
+
   /** The names of the tools offered, in order. */
   toolNames(): string[] {
     const tools: unknown[] = Array.isArray(this.body.tools) ? this.body.tools : [];
@@ -201,6 +221,10 @@ export class FakeAnthropicServer {
   readonly requests: RecordedAnthropicRequest[] = [];
 
   private readonly signer = new ThinkingSigner();
+  /** Web search and fetch as the API runs them (anthropic/server-tools.ts). */
+  private readonly webTools = new ServerTools();
+  /** What each request's images and PDFs cost in tokens (billed by size, not by base64 length). */
+  private readonly mediaTokens = new WeakMap<RecordedAnthropicRequest, number>();
   private readonly cache: PromptCache;
   /** The thinking blocks sent with each tool_use id, which the next request must hand back. */
   private readonly issuedThinking = new Map<string, ThinkingContent[]>();
@@ -273,6 +297,21 @@ export class FakeAnthropicServer {
     this.cache.clear();
   }
 
+  /** Blocks of a web search the model ran (server_tool_use + web_search_tool_result), for scripting `content`. */
+  webSearch(query: string, results: ScriptedSearchResult[]): ScriptedContentBlock[] {
+    return this.webTools.search(query, results);
+  }
+
+  /** Blocks of a page the model fetched (server_tool_use + web_fetch_tool_result), for scripting `content`. */
+  webFetch(url: string, pageText: string, title?: string): ScriptedContentBlock[] {
+    return this.webTools.fetch(url, pageText, title);
+  }
+
+  /** A text block citing a scripted search result, by its URL. */
+  citedText(text: string, url: string, title?: string): ScriptedContentBlock {
+    return this.webTools.cite(text, url, title);
+  }
+
   /** A thinking block signed as this server signs them, for scripting exact `content`. */
   thinkingBlock(text: string): SignedThinkingBlock {
     return this.signer.thinking(text);
@@ -316,11 +355,21 @@ export class FakeAnthropicServer {
     this.requests.push(recorded);
     this.events.emit('request');
 
-    const invalid = validate(request.method, path, parsed) ?? this.checkRules(parsed as Record<string, unknown>);
+    if (Buffer.byteLength(rawBody) > REQUEST_MAX_BYTES) {
+      send(response, errorAnswer({ status: 413, type: 'request_too_large', message: `Request exceeds the maximum allowed number of bytes (${REQUEST_MAX_BYTES})` }));
+      return;
+    }
+    const invalid = validate(request.method, path, parsed) ?? this.checkRules(parsed as Record<string, unknown>) ?? this.checkServerTools(parsed as Record<string, unknown>);
     if (invalid) {
       send(response, errorAnswer(invalid));
       return;
     }
+    const media = await inspectMediaBlocks(parsed as Record<string, unknown>);
+    if (media.violation) {
+      send(response, errorAnswer({ status: 400, message: media.violation }));
+      return;
+    }
+    this.mediaTokens.set(recorded, media.tokens);
     const scripted = this.queue.shift() ?? this.fallback;
     await this.answer(response, recorded, scripted);
   }
@@ -350,12 +399,35 @@ export class FakeAnthropicServer {
       send(response, errorAnswer(scripted.error));
       return;
     }
-    send(response, { status: 200, body: this.message(recorded, scripted), headers: { 'request-id': requestId() } });
+    const message = this.message(recorded, scripted);
+    // Server tools run inside the call: searches past max_uses and fetches the request does not allow get the API's error results.
+    const played = this.webTools.apply(recorded.body, message.content as unknown as Array<{ type: string; [field: string]: unknown }>);
+    if ('error' in played) {
+      send(response, errorAnswer({ status: 500, message: played.error }));
+      return;
+    }
+    message.content = played.content as unknown as ContentBlock[];
+    if (played.webSearches > 0 || played.webFetches > 0) {
+      message.usage.server_tool_use = { web_search_requests: played.webSearches, web_fetch_requests: played.webFetches };
+      // What the results add to the prompt the model read.
+      if (scripted.usage?.input_tokens === undefined) message.usage.input_tokens += 800 * (played.webSearches + played.webFetches);
+    }
+    send(response, { status: 200, body: message, headers: { 'request-id': requestId() } });
+  }
+
+  /** Server tool definitions and blocks handed back, as the API checks them. */
+  private checkServerTools(body: Record<string, unknown>): ScriptedErrorResponse['error'] | undefined {
+    const violation = this.webTools.checkTools(body) ?? this.webTools.checkMessages(body);
+    return violation ? { status: 400, message: violation } : undefined;
   }
 
   /** The model's rules, then the thinking hand-back: what the real API checks before answering. */
   private checkRules(body: Record<string, unknown>): ScriptedErrorResponse['error'] | undefined {
-    const violation = checkModelRules(body);
+    // A turn the API paused mid server tool (pause_turn) is continued by sending it back: not a prefill.
+    const messages0 = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
+    const final = messages0.at(-1);
+    const paused = final?.role === 'assistant' && Array.isArray(final.content) && (final.content as Array<{ type?: unknown }>).some((block) => block.type === 'server_tool_use');
+    const violation = checkModelRules(paused ? { ...body, messages: messages0.slice(0, -1) } : body);
     if (violation) return { status: 400, message: violation.message };
     const cacheViolation = cacheControlViolation(body);
     if (cacheViolation) return { status: 400, message: cacheViolation };
@@ -401,7 +473,7 @@ export class FakeAnthropicServer {
     }
     const cache = this.cache.use(recorded.body);
     if (scripted.usage?.input_tokens === undefined) {
-      message.usage.input_tokens = Math.max(0, message.usage.input_tokens - cache.cacheReadTokens - cache.cacheWriteTokens);
+      message.usage.input_tokens = Math.max(0, message.usage.input_tokens + (this.mediaTokens.get(recorded) ?? 0) - cache.cacheReadTokens - cache.cacheWriteTokens);
     }
     message.usage.cache_read_input_tokens = scripted.usage?.cache_read_input_tokens ?? cache.cacheReadTokens;
     message.usage.cache_creation_input_tokens = scripted.usage?.cache_creation_input_tokens ?? cache.cacheWriteTokens;
@@ -418,6 +490,9 @@ function thinkingKey(block: Record<string, unknown> | ThinkingContent): string {
   const record = block as Record<string, unknown>;
   return JSON.stringify([record.type, record.thinking ?? null, record.signature ?? null, record.data ?? null]);
 }
+
+/** The Messages API's request size limit. */
+const REQUEST_MAX_BYTES = 32 * 1024 * 1024;
 
 /** The default fallback: fail loudly, naming the request nobody scripted. */
 const unscripted: ScriptedAnthropicResponseFunction = (request) => ({
@@ -460,7 +535,7 @@ function buildMessage(
   }
   const { system, messages, tools } = recorded.body;
   const usage: Usage = {
-    input_tokens: fakeTokens({ system, messages, tools }),
+    input_tokens: fakeTokens(withoutMediaData({ system, messages, tools })),
     output_tokens: Math.ceil(outputLength(content) / 4),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,

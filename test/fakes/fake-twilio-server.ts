@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeTwilioMediaStore } from './twilio/media-store.js';
 
 /** One POST the fake received, with what it answered. */
 export interface RecordedTwilioRequest {
@@ -79,6 +80,8 @@ export class FakeTwilioServer {
   // Full resources for GET …/Messages/:Sid.json, kept apart so `messages` stays easy to assert on.
   private readonly resources = new Map<string, Record<string, unknown>>();
   private readonly events = new EventEmitter();
+  /** Inbound media: URLs for webhooks' MediaUrlN, the redirect to a media store on another origin, the Media DELETE. */
+  media!: FakeTwilioMediaStore;
 
   private constructor(
     private readonly server: Server,
@@ -103,6 +106,7 @@ export class FakeTwilioServer {
       options.accountSid ?? 'AC' + '0'.repeat(32),
       options.authToken ?? 'test-auth-token',
     );
+    fake.media = await FakeTwilioMediaStore.start({ url: fake.url, accountSid: fake.accountSid, authToken: fake.authToken });
     server.on('request', (request, response) => fake.handle(request, response));
     return fake;
   }
@@ -137,10 +141,12 @@ export class FakeTwilioServer {
     this.failures.length = 0;
     this.hangsLeft = 0;
     this.resources.clear();
+    this.media.reset();
   }
 
   /** Stops the server, cutting hanging and kept-alive connections so nothing waits on them. */
   async close(): Promise<void> {
+    await this.media.close();
     const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
     this.server.closeAllConnections();
     await closed;
@@ -173,6 +179,7 @@ export class FakeTwilioServer {
 
   private route(request: IncomingMessage, response: ServerResponse, rawBody: string): void {
     const path = new URL(request.url ?? '/', this.url).pathname;
+    if (this.media.handleApi(request, response, path)) return;
     if (request.method === 'GET') {
       this.answerFetch(request, response, path);
       return;

@@ -205,22 +205,24 @@ describe('AnthropicModel against the fake Anthropic API', () => {
       expect(response.usage).toEqual({ inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 });
     });
 
-    it('keeps thinking and redacted thinking blocks exactly as sent, in order, and drops block types Herald does not use', async () => {
+    it('keeps thinking, redacted thinking and server tool blocks exactly as sent, in order, and the citations on text', async () => {
       const thinking = fake.thinkingBlock('The user wants the weather.');
-      fake.enqueue({
-        content: [
-          thinking,
-          { type: 'redacted_thinking', data: 'opaque-data' },
-          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
-          { type: 'text', text: 'Answer.', citations: null },
-        ],
-      });
+      const search = fake.webSearch('weather Oslo', [{ url: 'https://weather.example/oslo', title: 'Oslo', text: 'Cold, 2°C.' }]);
+      const cited = fake.citedText('Cold, 2°C.', 'https://weather.example/oslo', 'Oslo');
+      fake.enqueue({ content: [thinking, { type: 'redacted_thinking', data: 'opaque-data' }, ...search, cited] });
+      const response = await model.generate(request({ serverTools: [{ type: 'web_search', maxUses: 3 }] }));
+      expect(response.content.map((block) => block.type)).toEqual(['thinking', 'redacted_thinking', 'server_tool_use', 'server_tool_result', 'text']);
+      expect(response.content[0]).toEqual({ type: 'thinking', thinking: 'The user wants the weather.', signature: thinking.signature });
+      expect(response.content[2]).toMatchObject({ type: 'server_tool_use', name: 'web_search', input: { query: 'weather Oslo' }, raw: search[0] });
+      expect(response.content[3]).toMatchObject({ type: 'server_tool_result', resultType: 'web_search_tool_result', raw: search[1] });
+      expect(response.content[4]).toEqual({ type: 'text', text: 'Cold, 2°C.', citations: (cited as { citations: unknown[] }).citations });
+      expect(response.usage.webSearches).toBe(1);
+    });
+
+    it('drops block types Herald does not use', async () => {
+      fake.enqueue({ content: [{ type: 'container_upload', file_id: 'file_1' }, { type: 'text', text: 'Answer.', citations: null }] });
       const response = await model.generate(request());
-      expect(response.content).toEqual([
-        { type: 'thinking', thinking: 'The user wants the weather.', signature: thinking.signature },
-        { type: 'redacted_thinking', data: 'opaque-data' },
-        { type: 'text', text: 'Answer.' },
-      ]);
+      expect(response.content).toEqual([{ type: 'text', text: 'Answer.' }]);
     });
 
     it('hands thinking blocks back byte-identical on the next request of a tool loop', async () => {
@@ -253,7 +255,7 @@ describe('AnthropicModel against the fake Anthropic API', () => {
       ['max_tokens', 'max_tokens'],
       ['stop_sequence', 'stop_sequence'],
       ['refusal', 'refusal'],
-      ['pause_turn', 'other'],
+      ['pause_turn', 'pause_turn'],
       ['model_context_window_exceeded', 'other'],
     ])('maps stop reason %s to %s', async (apiReason, expected) => {
       fake.enqueue({ content: [{ type: 'text', text: 'x', citations: null }], stopReason: apiReason });

@@ -35,5 +35,7 @@ Rules:
     maxTokens: 1024,
     promptBudgetTokens: 4000,
     outputData: z.object({ emails: z.array(mailView).optional(), total: z.number().optional(), link: z.string().optional() }),
+    // Mail is outside text: no step or replan that shows it may fetch web pages.
+    untrustedOutput: true,
   });
 }

@@ -18,6 +18,8 @@ export function choiceAnswer(deps: { questions: PendingQuestions; runner: Action
   return {
     name: 'choice',
     async answer(turn) {
+      // A photo or a voice note while the question waits is a turn of its own, and the question stays.
+      if (turn.carriesMedia) return undefined;
       const choice = (await turn.questions()).find((question) => question.kind === 'choice');
       if (!choice) return undefined;
       const payload = choicePayloadSchema.parse(choice.payload);

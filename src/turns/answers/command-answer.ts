@@ -1,3 +1,4 @@
+import { confirmationQuestion } from '../../questions/pending-question.js';
 import { withoutModel } from '../turn-outcome.js';
 import type { TurnAnswer } from './turn-answer.js';
 
@@ -10,7 +11,7 @@ export const commandAnswer: TurnAnswer = {
     const { confirmation } = result;
     return withoutModel({
       reply: result.reply,
-      ...(confirmation ? { questions: [{ kind: 'confirmation' as const, question: confirmation.question, payload: { actions: confirmation.actions } }] } : {}),
+      ...(confirmation ? { questions: [confirmationQuestion(confirmation)] } : {}),
     });
   },
 };

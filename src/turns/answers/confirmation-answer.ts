@@ -22,6 +22,9 @@ export function confirmationAnswer(deps: { questions: PendingQuestions; runner: 
   return {
     name: 'confirmation',
     async answer(turn) {
+      // A photo or a voice note while the question waits is a turn of its own, and the question
+      // stays: a spoken "yes" (or a caption) never confirms, a typed YES does.
+      if (turn.carriesMedia) return undefined;
       const confirmation = (await turn.questions()).find((question) => question.kind === 'confirmation');
       if (!confirmation) return undefined;
       const answer = yesOrNo(turn.text);

@@ -21,6 +21,12 @@ export interface IncomingTurn {
   text: string;
   keyword: KeywordCommand | undefined;
   command: TurnCommand | undefined;
+  /**
+   * The batch brings something Herald reads besides its text (a photo, a PDF, a voice note, a
+   * pin: src/media). Such a message is a turn of its own: a question waiting for YES or a
+   * pick stays pending (a spoken "yes" never confirms), and an empty text is not "empty".
+   */
+  carriesMedia: boolean;
   /** The language of Herald's own words for this message (src/texts). */
   language: TextLanguage;
   logger: Logger;

@@ -65,10 +65,10 @@ describe('currentMessageText', () => {
   });
 
   it('notes one attachment Herald cannot open after the caption', () => {
-    expect(currentMessageText(context([], 'look at this', 1))).toBe('look at this\n\n(The user also sent 1 attachment that Herald cannot open yet.)');
+    expect(currentMessageText(context([], 'look at this', 1))).toBe('look at this\n\n(The user also sent 1 attachment that Herald could not open.)');
   });
 
   it('pluralises, and stands alone without a caption', () => {
-    expect(currentMessageText(context([], '', 3))).toBe('(The user also sent 3 attachments that Herald cannot open yet.)');
+    expect(currentMessageText(context([], '', 3))).toBe('(The user also sent 3 attachments that Herald could not open.)');
   });
 });

@@ -50,6 +50,8 @@ function blockText(block: ContentBlock): string {
   if (block.type === 'tool_result') return block.content;
   if (block.type === 'thinking') return block.thinking;
   if (block.type === 'redacted_thinking') return block.data;
+  if (block.type === 'image' || block.type === 'document') return `[${block.type} ${block.mediaType}]`;
+  if (block.type === 'server_tool_result') return `[${block.resultType}]`;
   return `${block.name} ${JSON.stringify(block.input)}`;
 }
 
