@@ -208,7 +208,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
     const [reminder] = await harness.database.prisma.reminder.findMany({ where: { userId } });
     expect(reminder).toMatchObject({ text: `Standup at ${start.toFormat('h:mm a')}`, status: 'active' });
     expect(reminder!.nextDueAt!.getTime()).toBe(start.minus({ minutes: 30 }).startOf('second').toMillis());
-    const fired = await harness.repliesTo(phone, 2, 15_000);
+    const fired = await harness.repliesTo(phone, 2);
     expect(fired[1]!.body).toBe(`⏰ Reminder: Standup at ${start.toFormat('h:mm a')}`);
     expect(harness.anthropic.requests).toHaveLength(2);
   });

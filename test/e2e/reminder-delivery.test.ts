@@ -419,7 +419,7 @@ describe('a reminder firing for real while Twilio answers 503', () => {
     harness.twilio.failNext({ status: 503 }, { status: 503 });
     const created = await harness.herald.reminders.create(user.id, ZONE, { text: 'Stretch', at: at.toFormat("yyyy-MM-dd'T'HH:mm:ss") });
     expect(created.ok).toBe(true);
-    const [message] = await harness.replies(1, 15_000);
+    const [message] = await harness.replies(1);
     expect(message).toMatchObject({ to: '+14155550164', body: '⏰ Reminder: Stretch' });
     expect(harness.twilio.requests.map((request) => request.status)).toEqual([503, 503, 201]);
     expect(message!.dateCreated.getTime()).toBeGreaterThanOrEqual(at.startOf('second').toMillis());

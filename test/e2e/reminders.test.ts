@@ -92,7 +92,7 @@ describe('reminders through the webhook', () => {
     expect((await occurrenceJobs(harness.database, reminder!.id)).map((job) => [job.data.dueAt, job.startAfter])).toEqual([[dueAt.toISOString(), dueAt]]);
     expect((await latestTurn()).modelCalls).toBe(2);
 
-    const fired = await harness.replies(2, 15_000);
+    const fired = await harness.replies(2);
     expect(fired[1]).toMatchObject({ to: phone, body: '⏰ Reminder: Call mom' });
     expect(fired[1]!.dateCreated.getTime()).toBeGreaterThanOrEqual(dueAt.getTime());
     expect(await harness.database.prisma.reminder.findUniqueOrThrow({ where: { id: reminder!.id } })).toMatchObject({ status: 'completed', nextDueAt: null });

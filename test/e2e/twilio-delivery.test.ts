@@ -62,7 +62,7 @@ describe('delivery through Twilio', () => {
     const h = await startAnswering('Worth the wait.');
     h.twilio.failNext({ status: 429, code: 20429, retryAfterSeconds: 3 });
     await h.inbound({ from: '+14155550411', body: 'hello' });
-    const [sent] = await h.replies(1, 15_000);
+    const [sent] = await h.replies(1);
     await h.herald.stop(5_000);
 
     const [refused, accepted] = h.twilio.requests;

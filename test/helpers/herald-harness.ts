@@ -107,9 +107,9 @@ export class HeraldHarness {
     });
   }
 
-  /** Waits until Twilio has accepted `count` messages in total; returns them. */
-  replies(count: number, timeoutMs = 10_000) {
-    return this.twilio.waitForMessages(count, timeoutMs);
+  /** Waits until Twilio has accepted `count` messages in total (for as long as the test lets it); returns them. */
+  replies(count: number) {
+    return this.twilio.waitForMessages(count);
   }
 
   /** Texts Herald from `from` and returns the next message Herald sends that number. */
@@ -121,13 +121,12 @@ export class HeraldHarness {
     return replies[before]!.body ?? '';
   }
 
-  /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`; returns them. */
-  async repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
+  /** Waits (on Twilio accepting messages, no polling, for as long as the test lets it) until `count` messages went to `to`; returns them. */
+  async repliesTo(to: string, count: number): Promise<SentTwilioMessage[]> {
     for (;;) {
       const matching = this.twilio.messages.filter((message) => message.to === to);
       if (matching.length >= count) return matching;
-      await this.twilio.waitForMessages(this.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
+      await this.twilio.waitForMessages(this.twilio.messages.length + 1);
     }
   }
 

@@ -46,7 +46,7 @@ describe('log privacy at info', () => {
       },
     );
     expect((await harness.inbound({ from: phone, body: 'remind me to call Dana about lilac-harbor-quartz in 3 seconds' })).statusCode).toBe(200);
-    const [reply, reminder] = await harness.replies(2, 20_000);
+    const [reply, reminder] = await harness.replies(2);
     expect(reply?.body).toBe('Okay: amber-violin-reply, I will remind you.');
     expect(reminder?.body).toContain('lilac-harbor-quartz');
 
