@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { lastToolResults as toolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -11,8 +11,6 @@ import { createUser } from '../reminders/support.js';
  */
 
 /** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 function plan(task: string): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A list request', goal: 'Manage the user\'s lists', steps: [{ id: 'step_1', agent: 'list-agent', task }] } }] };
@@ -43,7 +41,7 @@ describe('lists through the webhook', () => {
   async function send(body: string): Promise<string> {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     expect(reply?.to).toBe(phone);
     return reply!.body ?? '';
   }
@@ -104,11 +102,11 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Add milk to the user\'s list'),
       { toolCalls: [{ name: 'add_list_items', input: { items: ['milk'] } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result).toEqual({ isError: true, content: 'The user has several lists (shopping, packing). Nothing was changed; ask which one.' });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Several lists', needsClarification: true, question } }] };
-      }),
+      },
     );
     expect(await send('add milk')).toBe(question);
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -147,12 +145,12 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Show the shopping list'),
       { toolCalls: [{ name: 'get_lists', input: { name: 'shopping' } }] },
-      checked((request) => {
+      (request) => {
         const shown = JSON.parse(toolResults(request)[0]!.content) as { lists: Array<{ name: string; items: Array<{ text: string; checked: boolean }> }>; isEmpty: boolean };
         expect(shown.isEmpty).toBe(false);
         const lines = shown.lists[0]!.items.map((item) => `${item.checked ? '✓' : '•'} ${item.text}`);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Shown', reply: `Shopping:\n${lines.join('\n')}`, data: { lists: shown.lists } } }] };
-      }),
+      },
     );
     expect(await send("what's on my shopping list?")).toBe('Shopping:\n• milk\n✓ eggs');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -163,10 +161,10 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Show the packing list'),
       { toolCalls: [{ name: 'get_lists', input: { name: 'packing' } }] },
-      checked((request) => {
+      (request) => {
         expect(JSON.parse(toolResults(request)[0]!.content)).toEqual({ lists: [{ name: 'packing', items: [] }], isEmpty: true });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Empty', reply: 'Your packing list is empty.', isEmpty: true } }] };
-      }),
+      },
     );
     expect(await send("what's on my packing list?")).toBe('Your packing list is empty.');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -197,7 +195,7 @@ describe('lists through the webhook', () => {
           { name: 'complete_step', input: { summary: 'Added 4', reply: 'Added 4 items.', created: ['milk', 'eggs', 'bread', 'butter'].map((description) => ({ description })) } },
         ],
       },
-      checked((request) => {
+      (request) => {
         // The retry is told what went wrong and that the first attempt's changes are real.
         expect(request.allText()).toContain('claimed 4 created but 3 tool call(s) actually created something');
         return {
@@ -206,7 +204,7 @@ describe('lists through the webhook', () => {
             { name: 'complete_step', input: { summary: 'Already there', reply: 'Milk, eggs and bread are on your shopping list.' } },
           ],
         };
-      }),
+      },
     );
     expect(await send('add milk, eggs and bread')).toBe('Milk, eggs and bread are on your shopping list.');
     expect(harness.anthropic.requests).toHaveLength(3);

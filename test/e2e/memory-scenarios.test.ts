@@ -9,22 +9,6 @@ import { HeraldHarness } from '../helpers/herald-harness.js';
  * memory or history (FR-7, FR-8). Each test asserts its exact number of model calls.
  */
 
-/**
- * Scripted answers that check the request they answer. A failing expectation inside one
- * would reach the test only as a 500 from the fake; this keeps the real assertion.
- */
-const scriptFailures: unknown[] = [];
-function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-  return (request) => {
-    try {
-      return script(request);
-    } catch (error) {
-      scriptFailures.push(error);
-      throw error;
-    }
-  };
-}
-
 function plan(task: string, goal = 'Update what Herald remembers'): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A memory write', goal, steps: [{ id: 'step_1', agent: 'memory-agent', task }], responseHint: 'Confirm briefly' } }] };
 }
@@ -53,8 +37,7 @@ describe('memory through the orchestrator, end to end', () => {
     const response = await harness.inbound({ from: phone, body });
     expect(response.statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    const [failure] = scriptFailures.splice(0);
-    if (failure) throw failure;
+    harness.anthropic.rethrowScriptErrors();
     expect(reply?.to).toBe(phone);
     return reply!.body ?? '';
   }
@@ -147,12 +130,12 @@ describe('memory through the orchestrator, end to end', () => {
 
   it('answers "what do you know about me?" from memory in one model call', async () => {
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const system = request.systemText();
         expect(system).toMatch(/<fact id="[^"]+" category="preferences">Is vegetarian<\/fact>/);
         expect(system).toMatch(/<fact id="[^"]+" category="relationships">Sister's name is Dana<\/fact>/);
         return { text: "You're vegetarian and your sister is Dana." };
-      }),
+      },
     );
     expect(await send('what do you know about me?')).toBe("You're vegetarian and your sister is Dana.");
     expect(harness.anthropic.requests).toHaveLength(1);
@@ -209,12 +192,12 @@ describe('memory through the orchestrator, end to end', () => {
   it('"forget that my sister is Dana": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
     const sister = (await facts()).find((fact) => fact.subject === 'sister')!;
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const match = /<fact id="([^"]+)" category="relationships">Sister's name is Dana<\/fact>/.exec(request.systemText());
         expect(match?.[1]).toBe(sister.id);
         return plan(`Remove the saved fact with id ${match![1]} ("Sister's name is Dana").`);
-      }),
-      checked((request) => {
+      },
+      (request) => {
         const factId = UUID.exec(request.lastUserText())?.[0];
         expect(factId).toBe(sister.id);
         return {
@@ -223,7 +206,7 @@ describe('memory through the orchestrator, end to end', () => {
             { name: 'complete_step', input: { summary: 'Removed 1 fact', reply: "Done, I've forgotten that.", deleted: [{ id: factId, description: "Sister's name is Dana" }] } },
           ],
         };
-      }),
+      },
     );
     expect(await send('forget that my sister is Dana')).toBe("Done, I've forgotten that.");
     expect(harness.anthropic.requests).toHaveLength(2);
@@ -251,14 +234,14 @@ describe('memory through the orchestrator, end to end', () => {
   it('the answer starts a fresh plan whose planner sees the question in the history (2 calls)', async () => {
     const previousPlan = (await latestTurn()).planRun.id;
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const messages = shownMessages(request);
         expect(messages.at(-1)).toEqual({ role: 'user', content: "my brother Sam's, May 3" });
         expect(messages.at(-2)).toEqual({ role: 'assistant', content: question });
         expect(messages.at(-3)).toEqual({ role: 'user', content: 'remember his birthday' });
         expect(request.toolNames()).toContain('create_plan');
         return plan("Save this fact: the user's brother Sam's birthday is May 3 (category relationships, subject \"brother sam birthday\").");
-      }),
+      },
       {
         toolCalls: [
           { name: 'remember_fact', input: { category: 'relationships', subject: 'brother sam birthday', content: "Brother Sam's birthday is May 3" } },
