@@ -85,7 +85,7 @@ describe('local mode: no Twilio credentials', () => {
     const printed = await stdout.waitFor(/── Herald → \+14155550171 ──\nHello from the local Herald\./);
     expect(printed).toContain('Hello from the local Herald.');
     // Drain: the delivery in flight finishes recording before we look.
-    await harness.herald.stop(5000);
+    await harness.settle();
 
     const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155550171' } });
     const outbound = await harness.database.prisma.outboundMessage.findMany({ where: { userId: user.id } });
@@ -122,7 +122,7 @@ describe('local mode: no Twilio credentials and no model key', () => {
     expect(response.statusCode).toBe(200);
 
     await stdout.waitFor(/── Herald → \+14155550172 ──\n[^\n]*ANTHROPIC_API_KEY/);
-    await harness.herald.stop(5000);
+    await harness.settle();
 
     const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155550172' } });
     const [outbound] = await harness.database.prisma.outboundMessage.findMany({ where: { userId: user.id } });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
@@ -32,10 +33,7 @@ describe('status callbacks', () => {
     const messages = await harness.replies(before + 1);
     const sid = messages.find((message) => message.to === from)!.sid;
     // The sid is stored just after Twilio answered the send; callbacks only find the part then.
-    await vi.waitFor(async () => {
-      const row = await harness.database.prisma.outboundMessage.findUnique({ where: { twilioSid: sid } });
-      expect(row?.status).toBe('queued');
-    }, { timeout: 5_000, interval: 20 });
+    await eventually(async () => ((await harness.database.prisma.outboundMessage.findUnique({ where: { twilioSid: sid } }))?.status === 'queued' ? true : undefined), `the part sent as ${sid} recorded as queued`, 20);
     return sid;
   }
 

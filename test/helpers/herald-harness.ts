@@ -13,6 +13,8 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 export const PUBLIC_BASE_URL = 'https://herald.test';
 export const HERALD_SMS_NUMBER = '+15005550006';
 export const HERALD_WHATSAPP_NUMBER = 'whatsapp:+14155238886';
+/** A shutdown grace no test lasts (see HeraldHarness.settle). */
+const SETTLE_GRACE_MS = 10 * 60_000;
 /** The tests' HERALD_ENCRYPTION_KEY (32 bytes, base64). */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 
@@ -67,7 +69,9 @@ export class HeraldHarness {
       ANTHROPIC_API_KEY: 'test-anthropic-key',
       ANTHROPIC_BASE_URL: fakeAnthropic.url,
       ANTHROPIC_MAX_RETRIES: '0',
-      ANTHROPIC_TIMEOUT_MS: '5000',
+      // Longer than any test: a model call the fake leaves unanswered is the test's to script
+      // ({ hang: true } with a timeout of its own), never one a loaded machine reaches by chance.
+      ANTHROPIC_TIMEOUT_MS: '60000',
       OUTBOX_RETRY_BASE_MS: '5',
       OUTBOX_RETRY_MAX_MS: '50',
       DEFAULT_TIMEZONE: 'America/New_York',
@@ -128,6 +132,15 @@ export class HeraldHarness {
       if (matching.length >= count) return matching;
       await this.twilio.waitForMessages(this.twilio.messages.length + 1);
     }
+  }
+
+  /**
+   * Stops Herald once the work in flight is done: after it, nothing more will be sent. The
+   * grace is longer than any test, so a stop() that waited it out instead of returning when
+   * the work was done would time the test out rather than pass on a fast machine only.
+   */
+  async settle(): Promise<void> {
+    await this.herald.stop(SETTLE_GRACE_MS);
   }
 
   /** Stops Herald, closes the fakes and drops the database. */

@@ -67,7 +67,7 @@ describe('log privacy at info', () => {
     const done = await harness.herald.app.inject({ method: 'GET', url: path(callback) });
     expect(done.statusCode).toBe(200);
     expect(await harness.database.prisma.connection.count({ where: { userId: user.id } })).toBe(1);
-    await harness.herald.stop(5_000);
+    await harness.settle();
 
     const text = harness.logs.text();
     const lines = harness.logs.lines;
