@@ -78,7 +78,9 @@ export class ConfirmationService {
         return undefined;
       }
       if (answer === 'no') {
-        await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        const cancelled = await this.prisma.pendingConfirmation.updateMany({ where: { id: latest.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
+        // A YES claimed it in between: say what became of it, never "I won't do that".
+        if (cancelled.count === 0) return this.settledElsewhere(latest.id, turn);
         return { reply: reply('cancelled'), status: 'succeeded' };
       }
       return this.run(latest.id, turn);
@@ -96,12 +98,8 @@ export class ConfirmationService {
       where: { id, status: 'pending', expiresAt: { gt: now } },
       data: { status: 'executing', resolvedAt: now },
     });
+    if (claimed.count === 0) return this.settledElsewhere(id, turn);
     const row = await this.prisma.pendingConfirmation.findUniqueOrThrow({ where: { id } });
-    if (claimed.count === 0) {
-      // Another YES got there first (or it expired in between).
-      const kind = row.status === 'done' ? 'alreadyDone' : row.status === 'executing' ? 'unsure' : 'expired';
-      return { reply: confirmationReply(kind, turn.language, { minutes: Math.round(this.ttlMs / 60_000) }, turn.text), status: 'succeeded' };
-    }
     const actions = pendingActionsSchema.parse(row.actions);
     const lines: string[] = [];
     const outcome: Array<{ tool: string; ok: boolean; error?: string }> = [];
@@ -119,6 +117,17 @@ export class ConfirmationService {
       status: failures.length === 0 ? 'succeeded' : 'failed',
       ...(failures.length > 0 ? { errorKind: 'tool', errorMessage: failures.map((entry) => `${entry.tool}: ${entry.error}`).join('; ') } : {}),
     };
+  }
+
+  /**
+   * The answer when another answer settled the confirmation between our read and our claim
+   * (two YES at once, a YES and a NO, or it expired meanwhile): what became of it.
+   */
+  private async settledElsewhere(id: string, turn: ConfirmationTurn): Promise<ConfirmationOutcome> {
+    const row = await this.prisma.pendingConfirmation.findUnique({ where: { id } });
+    const status = row?.status;
+    const kind = status === 'done' ? 'alreadyDone' : status === 'executing' ? 'unsure' : status === 'cancelled' ? 'cancelled' : 'expired';
+    return { reply: confirmationReply(kind, turn.language, { minutes: Math.round(this.ttlMs / 60_000) }, turn.text), status: 'succeeded' };
   }
 
   /** Runs one held action with its exact arguments, as confirmed; its failure is reported, never thrown. */
