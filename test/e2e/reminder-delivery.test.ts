@@ -163,6 +163,35 @@ describe('reminder delivery at fake times', () => {
     expect((await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).occurrencesSent).toBe(1);
   });
 
+  it('two deliveries of one occurrence that both started before either could record it: one message, one next occurrence', async () => {
+    const reminder = await create('Take pills', '2026-03-03T09:00', { frequency: 'daily' });
+    const job = { reminderId: reminder.id, dueAt: reminder.nextDueAt!.toISOString() };
+    clock.set('2026-03-03T14:00:01Z');
+    const pool = harness.database.pool;
+    const lockWaiters = async () =>
+      (await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.count;
+    // Both transactions are open and queued on the reminder's lock before either may take it.
+    const holder = await pool.connect();
+    let outcomes: Array<PromiseSettledResult<Awaited<ReturnType<ReturnType<typeof delivery>['deliver']>>>>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminder.id]);
+      const racing = Promise.allSettled([delivery().deliver(job), delivery().deliver(job)]);
+      await eventually(async () => ((await lockWaiters()) >= 2 ? true : undefined), 'both deliveries to wait on the reminder\'s lock');
+      await holder.query('COMMIT');
+      outcomes = await racing;
+    } finally {
+      holder.release();
+    }
+
+    const handled = outcomes.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(handled.filter((outcome) => outcome.kind === 'handled' && !outcome.duplicate)).toHaveLength(1);
+    expect(bodies()).toEqual(['⏰ Reminder: Take pills']);
+    expect(await prisma().reminderDelivery.count()).toBe(1);
+    expect((await occurrenceJobs(harness.database, reminder.id)).map((stored) => stored.data.dueAt)).toEqual(['2026-03-03T14:00:00.000Z', '2026-03-04T14:00:00.000Z']);
+    expect((await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).occurrencesSent).toBe(1);
+  });
+
   it('a job that waited for the reminder\'s lock while another handled the occurrence finds it handled; one that waited out a move finds it stale', async () => {
     const pool = harness.database.pool;
     /** Runs `change` holding the reminder's row lock while a delivery of `dueAt` waits for it. */
