@@ -4,6 +4,7 @@ import { ImapMailProvider, type ImapSettings } from '../../src/email/imap-provid
 import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
+import { itWhen } from '../helpers/preconditions.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { TcpFaultProxy } from '../helpers/tcp-fault-proxy.js';
 import { rawMail } from './mail-fixtures.js';
@@ -205,7 +206,7 @@ describe('IMAP provider: sessions, faults and size', () => {
 
   // This machine's own non-loopback address: a server reached there is "elsewhere".
   const external = Object.values(networkInterfaces()).flat().find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
-  it.skipIf(!external)('never sends a password unencrypted to a server elsewhere: no STARTTLS offered, no login, nothing sent', async () => {
+  itWhen(Boolean(external), 'this machine has no non-loopback IPv4 address to play a server elsewhere')('never sends a password unencrypted to a server elsewhere: no STARTTLS offered, no login, nothing sent', async () => {
     const imapProxy = await TcpFaultProxy.start(dovecot.port, '0.0.0.0');
     const smtpProxy = await TcpFaultProxy.start(smtp.port, '0.0.0.0');
     try {
