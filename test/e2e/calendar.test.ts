@@ -338,13 +338,12 @@ describe('calendar through the webhook (built-in calendar)', () => {
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
     const done = `Deleted "Dentist" on ${day.toFormat('ccc d LLL')}, 11:00 AM.`;
     expect((await harness.repliesTo(phone, before + 1)).slice(before)[0]!.body).toBe(done);
-    await harness.settle();
+    await harness.idle(phone);
     const all = harness.twilio.messages.filter((message) => message.to === phone).slice(before).map((message) => message.body);
     expect(all.filter((body) => body === done)).toHaveLength(1);
     expect(all.every((body) => body === done || body === 'That is already done.')).toBe(true);
     expect(await confirmations()).toMatchObject([{ status: 'done', outcome: [{ ok: true }] }]);
     expect(await titles()).toEqual([]);
     expect(harness.anthropic.requests).toHaveLength(2);
-    await harness.herald.start();
   });
 });

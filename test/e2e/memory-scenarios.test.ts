@@ -19,7 +19,9 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 describe('memory through the orchestrator, end to end', () => {
   let harness: HeraldHarness;
-  const user = '+14155550111';
+  // Each test is a user of its own, with the memory it needs made for it (facts()/remember()).
+  let counter = 0;
+  let user: string;
 
   beforeAll(async () => {
     harness = await HeraldHarness.start();
@@ -27,19 +29,28 @@ describe('memory through the orchestrator, end to end', () => {
   beforeEach(() => {
     harness.anthropic.reset();
     harness.twilio.reset();
+    counter += 1;
+    user = `+1415555${String(1100 + counter)}`;
   });
   afterAll(async () => {
     await harness.close();
   });
 
+  /** The test's user, already remembering `saved` (as the memory agent would have saved them), oldest first. */
+  async function remembering(saved: Array<{ category: string; subject: string; content: string }>) {
+    const { id } = await harness.database.prisma.user.create({ data: { phone: user, timezone: 'America/New_York', updatedAt: new Date() } });
+    for (const fact of saved) await harness.database.prisma.fact.create({ data: { userId: id, ...fact } });
+    return facts();
+  }
+  const VEGETARIAN = { category: 'preferences', subject: 'diet', content: 'Is vegetarian' };
+  const PESCATARIAN = { category: 'preferences', subject: 'diet', content: 'Eats fish (pescatarian)' };
+  const SISTER = { category: 'relationships', subject: 'sister', content: "Sister's name is Dana" };
+
   /** Sends a text from `phone`, waits for the one reply, and returns it. */
   async function send(body: string, phone = user): Promise<string> {
-    const response = await harness.inbound({ from: phone, body });
-    expect(response.statusCode).toBe(200);
-    const [reply] = await harness.replies(1);
+    const reply = await harness.exchange(phone, body);
     harness.anthropic.rethrowScriptErrors();
-    expect(reply?.to).toBe(phone);
-    return reply!.body ?? '';
+    return reply;
   }
 
   async function userId(phone = user): Promise<string> {
@@ -104,7 +115,7 @@ describe('memory through the orchestrator, end to end', () => {
     expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
     expect(agentRequest.allText()).not.toContain("remember that I'm vegetarian");
 
-    const plans = await harness.database.prisma.planRun.findMany({ include: { stepRuns: true } });
+    const plans = await harness.database.prisma.planRun.findMany({ where: { turn: { userId: await userId() } }, include: { stepRuns: true } });
     expect(plans).toHaveLength(1);
     const { turn, planRun, steps } = await latestTurn();
     expect(planRun).toMatchObject({ status: 'completed', modelCalls: 2, version: 1, replans: 0, goal: 'Remember that the user is vegetarian and their sister is Dana' });
@@ -129,6 +140,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('answers "what do you know about me?" from memory in one model call', async () => {
+    await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(
       (request) => {
         const system = request.systemText();
@@ -152,7 +164,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('a repeated fact is not stored twice (2 calls)', async () => {
-    const before = await facts();
+    const before = await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(plan('Save this fact: the user is vegetarian (category preferences, subject diet).'), {
       toolCalls: [
         { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'is vegetarian.' } },
@@ -171,7 +183,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('a contradicting fact about the same subject updates the old one (2 calls)', async () => {
-    const [diet, sister] = await facts();
+    const [diet, sister] = await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(plan('The user now eats fish. Save it under subject "diet" (category preferences), replacing the old diet fact.'), {
       toolCalls: [
         { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'Eats fish (pescatarian)' } },
@@ -190,7 +202,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('"forget that my sister is Dana": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
-    const sister = (await facts()).find((fact) => fact.subject === 'sister')!;
+    const sister = (await remembering([PESCATARIAN, SISTER])).find((fact) => fact.subject === 'sister')!;
     harness.anthropic.enqueue(
       (request) => {
         const match = /<fact id="([^"]+)" category="relationships">Sister's name is Dana<\/fact>/.exec(request.systemText());
@@ -217,7 +229,7 @@ describe('memory through the orchestrator, end to end', () => {
   const question = "Whose birthday should I remember, and when is it?";
 
   it('a step that needs clarification: the user gets exactly the question (2 calls)', async () => {
-    const before = await facts();
+    const before = await remembering([PESCATARIAN]);
     harness.anthropic.enqueue(plan('Save the birthday of the person the user calls "him". The user did not say who he is or the date.'), {
       toolCalls: [{ name: 'complete_step', input: { summary: 'Cannot save: unknown person and date', needsClarification: true, question } }],
     });
@@ -231,8 +243,14 @@ describe('memory through the orchestrator, end to end', () => {
     expect(turn).toMatchObject({ status: 'succeeded', modelCalls: 2 });
   });
 
-  it('the answer starts a fresh plan whose planner sees the question in the history (2 calls)', async () => {
+  it('the answer to a clarifying question starts a fresh plan whose planner sees the question in the history (2 + 2 calls)', async () => {
+    await remembering([PESCATARIAN]);
+    harness.anthropic.enqueue(plan('Save the birthday of the person the user calls "him". The user did not say who he is or the date.'), {
+      toolCalls: [{ name: 'complete_step', input: { summary: 'Cannot save: unknown person and date', needsClarification: true, question } }],
+    });
+    expect(await send('remember his birthday')).toBe(question);
     const previousPlan = (await latestTurn()).planRun.id;
+    harness.anthropic.reset();
     harness.anthropic.enqueue(
       (request) => {
         const messages = shownMessages(request);

@@ -8,6 +8,7 @@ import { createHerald, type Herald } from '../../src/runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
+import { eventually } from './eventually.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const PUBLIC_BASE_URL = 'https://herald.test';
@@ -141,6 +142,22 @@ export class HeraldHarness {
    */
   async settle(): Promise<void> {
     await this.herald.stop(SETTLE_GRACE_MS);
+  }
+
+  /**
+   * Waits until everything `phone` sent has been answered (no message of theirs pending)
+   * and nothing to them is left to send: after it, Herald sends them nothing more unless
+   * they write again. For tests that go on with the same Herald (settle() stops it).
+   */
+  async idle(phone: string): Promise<void> {
+    const { prisma } = this.database;
+    await eventually(async () => {
+      const user = await prisma.user.findUnique({ where: { phone }, select: { id: true } });
+      if (!user) return undefined;
+      const pending = await prisma.message.count({ where: { userId: user.id, role: 'user', inboundStatus: 'pending' } });
+      if (pending > 0 || (await this.herald.outbox.hasUndelivered(user.id))) return undefined;
+      return true;
+    }, `${phone}'s messages all answered and sent`);
   }
 
   /** Stops Herald, closes the fakes and drops the database. */
