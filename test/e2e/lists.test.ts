@@ -10,8 +10,6 @@ import { createUser } from '../reminders/support.js';
  * number of model calls.
  */
 
-/** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-
 function plan(task: string): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A list request', goal: 'Manage the user\'s lists', steps: [{ id: 'step_1', agent: 'list-agent', task }] } }] };
 }
@@ -59,6 +57,26 @@ describe('lists through the webhook', () => {
     });
     return { turn, stepRuns: turn.plans[0]!.stepRuns };
   }
+
+  it('two tools called in one answer: both results go back with the next request, which the API accepts (three model calls)', async () => {
+    harness.anthropic.enqueue(
+      plan('Add milk to the shopping list and nails to the hardware list'),
+      {
+        toolCalls: [
+          { name: 'add_list_items', input: { list: 'shopping', items: ['milk'] } },
+          { name: 'add_list_items', input: { list: 'hardware', items: ['nails'] } },
+        ],
+      },
+      (request) => {
+        // The real API refuses a tool_use whose tool_result is missing (the fake too): one result per call.
+        expect(toolResults(request).map((result) => result.isError)).toEqual([false, false]);
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Added 2 items', reply: 'Added milk and nails.', created: [{ description: 'milk' }, { description: 'nails' }] } }] };
+      },
+    );
+    expect(await send('add milk to shopping and nails to hardware')).toBe('Added milk and nails.');
+    expect(harness.anthropic.requests).toHaveLength(3);
+    expect(await contents()).toEqual({ shopping: ['milk'], hardware: ['nails'] });
+  });
 
   it('creates a list and adds several items in one call: two model calls', async () => {
     harness.anthropic.enqueue(plan('Create a shopping list with milk, eggs and bread'), {

@@ -16,8 +16,6 @@ import { createUser, occurrenceJobs } from '../reminders/support.js';
 const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
 
-/** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-
 function plan(task: string, goal = 'Manage the user\'s reminders'): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A reminder request', goal, steps: [{ id: 'step_1', agent: 'scheduler-agent', task }] } }] };
 }
