@@ -163,6 +163,22 @@ describe('delivery through Twilio', () => {
     expect(rows.map((row) => row.twilioSid)).toEqual(h.twilio.messages.map((message) => message.sid));
   });
 
+  it('splits a WhatsApp reply longer than 1600 characters too: every part is one Twilio accepts', async () => {
+    const sentences = Array.from({ length: 60 }, (_, index) => `Sentence number ${index + 1} of the long answer, padded to be wordy enough.`);
+    const text = sentences.join(' ');
+    const h = await startAnswering(text);
+    await h.inbound({ from: 'whatsapp:+14155550412', body: 'tell me everything' });
+    // Answered, and every part settled (sent, or refused for good): nothing more will go.
+    await h.idle('+14155550412');
+
+    // Twilio refuses a body over 1,600 characters (400, 21617): none was refused.
+    expect(h.twilio.requests.map((request) => request.status)).toEqual(h.twilio.messages.map(() => 201));
+    const bodies = h.twilio.messages.map((message) => message.body ?? '');
+    expect(bodies.length).toBeGreaterThanOrEqual(3);
+    expect(h.twilio.messages.every((message) => message.to === 'whatsapp:+14155550412' && message.from === HERALD_WHATSAPP_NUMBER)).toBe(true);
+    expect(bodies.join(' ').split(/\s+/)).toEqual(text.split(/\s+/));
+  });
+
   it('sends SMS replies in GSM-7: typographic punctuation becomes plain, so one curly quote does not triple the segments', async () => {
     const reply = 'It\u2019s booked \u2014 \u201cTable 4\u201d at 7\u2026 see you there! Bring your \u2018A\u2019 game.';
     const h = await startAnswering(reply);
