@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { waitingOnLocks } from '../helpers/lock-race.js';
 import { createUser, eventually, occurrenceJobs, reminderJobs, startQueueWithoutWorkers } from '../reminders/support.js';
 
 /**
@@ -168,8 +169,6 @@ describe('reminder delivery at fake times', () => {
     const job = { reminderId: reminder.id, dueAt: reminder.nextDueAt!.toISOString() };
     clock.set('2026-03-03T14:00:01Z');
     const pool = harness.database.pool;
-    const lockWaiters = async () =>
-      (await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.count;
     // Both transactions are open and queued on the reminder's lock before either may take it.
     const holder = await pool.connect();
     let outcomes: Array<PromiseSettledResult<Awaited<ReturnType<ReturnType<typeof delivery>['deliver']>>>>;
@@ -177,7 +176,7 @@ describe('reminder delivery at fake times', () => {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminder.id]);
       const racing = Promise.allSettled([delivery().deliver(job), delivery().deliver(job)]);
-      await eventually(async () => ((await lockWaiters()) >= 2 ? true : undefined), 'both deliveries to wait on the reminder\'s lock');
+      await eventually(async () => ((await waitingOnLocks(pool)) >= 2 ? true : undefined), 'both deliveries to wait on the reminder\'s lock');
       await holder.query('COMMIT');
       outcomes = await racing;
     } finally {
@@ -201,10 +200,7 @@ describe('reminder delivery at fake times', () => {
         await holder.query('BEGIN');
         await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminderId]);
         const waiting = delivery().deliver({ reminderId, dueAt: dueAt.toISOString() });
-        await eventually(async () => {
-          const { rows } = await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-          return rows[0]!.count > 0 ? true : undefined;
-        });
+        await eventually(async () => ((await waitingOnLocks(pool)) > 0 ? true : undefined), 'the delivery to wait on the reminder\'s lock');
         await change(holder);
         await holder.query('COMMIT');
         return await waiting;

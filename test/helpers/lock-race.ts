@@ -38,13 +38,13 @@ export async function raceAgainstOpenTransaction<First, Second>(
     secondDone = true;
   });
   racing.catch(() => undefined); // its failure is the caller's, from Promise.all below
-  await eventually(async () => {
-    if (secondDone) return true;
-    const { rows } = await database.pool.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
-    return rows[0]!.count > 0 ? true : undefined;
-  }, 'the second writer to finish or to wait on the first one\'s lock');
+  await eventually(async () => (secondDone || (await waitingOnLocks(database.pool)) > 0 ? true : undefined), 'the second writer to finish or to wait on the first one\'s lock');
   commit();
   return Promise.all([held, racing]);
+}
+
+/** How many connections to this test's database are waiting on a lock right now. */
+export async function waitingOnLocks(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+  return rows[0]!.count;
 }
