@@ -51,12 +51,24 @@ describe('npm run accounts', () => {
     });
   }
   const connections = () => database.prisma.connection.findMany({ orderBy: { createdAt: 'asc' } });
-  /** +14155552671 with Radicale's "Work" calendar connected, as the first test does it; the saved connection. */
+  /** +14155552671 with Radicale's "Work" calendar connected, stored as the first test's add-caldav stores it; the connection. */
   async function connectedToRadicale() {
-    const run = await accounts('add-caldav', '--phone', '+14155552671', '--url', radicale.url, '--username', 'ana', '--password', 'app-password', '--calendar', 'Work');
-    expect(run.code, run.stderr).toBe(0);
-    const [saved] = await connections();
-    return saved!;
+    const user = await database.prisma.user.create({ data: { phone: '+14155552671', timezone: 'America/Chicago', updatedAt: new Date() } });
+    const connection = await database.prisma.connection.create({
+      data: {
+        userId: user.id,
+        provider: 'caldav',
+        account: 'ana@127.0.0.1',
+        label: '127.0.0.1 (ana)',
+        scopes: [],
+        settings: { serverUrl: radicale.url, username: 'ana', calendarUrl: `${radicale.url}/ana/work/`, calendarName: 'Work' },
+        secrets: new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).sealJson({ password: 'app-password' }),
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      },
+    });
+    await database.prisma.calendarSettings.create({ data: { userId: user.id, connectionId: connection.id } });
+    return connection;
   }
 
   it('add-caldav checks the account with the server, then saves it sealed as the user\'s calendar (making the user)', async () => {
