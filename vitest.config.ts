@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // After each test: what a scripted fake answer threw, with its own message (test/fakes/fake-failures.ts).
+    setupFiles: ['test/helpers/fake-failures-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

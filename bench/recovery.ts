@@ -41,7 +41,6 @@ export const recoveryBenchmark: Benchmark = {
           from,
           body: `question number ${kill}`,
           answer: `answer number ${kill}`,
-          waitMs: 90_000,
         });
         times.push(outcome.crashToReplyMs);
         const killedIndex = instances.indexOf(outcome.killed);

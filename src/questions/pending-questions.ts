@@ -124,10 +124,14 @@ export class PendingQuestions {
     this.observe(question.kind, succeeded ? 'answered' : 'failed');
   }
 
-  /** Drops a question still pending: the user said NO (`declined`) or moved on (`dropped`). */
-  async cancel(question: Pick<PendingQuestion, 'id' | 'kind'>, reason: 'declined' | 'dropped'): Promise<void> {
+  /**
+   * Drops a question still pending: the user said NO (`declined`) or moved on (`dropped`).
+   * False when it was no longer pending (another answer claimed it first, or it expired).
+   */
+  async cancel(question: Pick<PendingQuestion, 'id' | 'kind'>, reason: 'declined' | 'dropped'): Promise<boolean> {
     const { count } = await this.prisma.pendingQuestion.updateMany({ where: { id: question.id, status: 'pending' }, data: { status: 'cancelled', resolvedAt: this.clock.now() } });
     if (count === 1) this.observe(question.kind, reason);
+    return count === 1;
   }
 
   /** Drops every question of the user still pending (they opted out). */

@@ -8,20 +8,29 @@ import { formatLocal } from './reminder-schedule.js';
 /**
  * Reminders that could not be delivered (WhatsApp window closed, no template) are told
  * to the user at their next message: staged before the reply, in the same transaction,
- * stored as a message of the conversation, and marked as told so they are told once.
+ * stored as a message of the conversation, and marked as told so they are told once. The
+ * occurrences are locked as they are read (FOR UPDATE): a commit racing this one waits, then
+ * finds them told, so the user is told once even without the turn lease that normally keeps
+ * two commits apart.
  */
 export async function stageMissedReminderNotice(
   transaction: Prisma.TransactionClient,
   outbox: OutboxService,
   draft: Omit<OutboundDraft, 'text' | 'kind'> & { language: string | null; now: Date },
 ): Promise<number> {
+  // Read committed: a transaction that waited for these locks re-checks the condition on
+  // the rows as the other left them, and skips the ones it marked told.
+  const locked = await transaction.$queryRaw<Array<{ id: string }>>`
+    SELECT "id" FROM "ReminderDelivery"
+    WHERE "userId" = ${draft.userId}::uuid AND "status" = 'undeliverable' AND "noticeDeliveredAt" IS NULL
+    ORDER BY "dueAt" LIMIT 20
+    FOR UPDATE`;
+  if (locked.length === 0) return 0;
   const missed = await transaction.reminderDelivery.findMany({
-    where: { userId: draft.userId, status: 'undeliverable', noticeDeliveredAt: null },
+    where: { id: { in: locked.map((row) => row.id) } },
     include: { reminder: { select: { text: true, timezone: true } } },
     orderBy: { dueAt: 'asc' },
-    take: 20,
   });
-  if (missed.length === 0) return 0;
   const lines = missed.map((delivery) => `• ${delivery.reminder.text} (${formatLocal(delivery.dueAt, delivery.reminder.timezone)})`);
   const { language, now, ...outbound } = draft;
   const text = say(fallbackLanguage(language), lines.length === 1 ? 'reminderUndeliveredOne' : 'reminderUndelivered', { items: lines.join('\n') });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashInviteCode } from '../../src/access/invite-code.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/herald-harness.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -14,10 +14,11 @@ interface Run {
 describe('npm run accounts: the invite list', () => {
   let database: TestDatabase;
 
-  beforeAll(async () => {
+  // A database of its own for each test: they count every grant and user in it.
+  beforeEach(async () => {
     database = await createTestDatabase(2);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await database.drop();
   });
 
@@ -28,7 +29,6 @@ describe('npm run accounts: the invite list', () => {
         ['run', '--silent', 'accounts', '--', ...args],
         {
           env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ACCESS_MODE: 'invite', OWNER_PHONES: '+12125550100' },
-          timeout: 60_000,
         },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/connections/secret-box.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { OUTBOUND_REFUSED_MESSAGE } from '../../src/net/outbound-policy.js';
@@ -23,13 +23,19 @@ describe('npm run accounts', () => {
   let radicale: RadicaleServer;
 
   beforeAll(async () => {
-    [database, radicale] = await Promise.all([createTestDatabase(2), RadicaleServer.start({ ana: 'app-password' })]);
+    radicale = await RadicaleServer.start({ ana: 'app-password' });
     await radicale.createCalendar('ana', 'app-password', 'personal', 'Personal');
     await radicale.createCalendar('ana', 'app-password', 'work', 'Work');
   });
+  // A database of its own for each test: they count every connection in it.
+  beforeEach(async () => {
+    database = await createTestDatabase(2);
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
   afterAll(async () => {
     await radicale.stop();
-    await database.drop();
   });
 
   function accounts(...args: string[]): Promise<Run> {
@@ -40,12 +46,31 @@ describe('npm run accounts', () => {
       execFile(
         'npm',
         ['run', '--silent', 'accounts', '--', ...args],
-        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago', ...env }, timeout: 60_000 },
+        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: database.url, HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DEFAULT_TIMEZONE: 'America/Chicago', ...env } },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
   }
   const connections = () => database.prisma.connection.findMany({ orderBy: { createdAt: 'asc' } });
+  /** +14155552671 with Radicale's "Work" calendar connected, stored as the first test's add-caldav stores it; the connection. */
+  async function connectedToRadicale() {
+    const user = await database.prisma.user.create({ data: { phone: '+14155552671', timezone: 'America/Chicago', updatedAt: new Date() } });
+    const connection = await database.prisma.connection.create({
+      data: {
+        userId: user.id,
+        provider: 'caldav',
+        account: 'ana@127.0.0.1',
+        label: '127.0.0.1 (ana)',
+        scopes: [],
+        settings: { serverUrl: radicale.url, username: 'ana', calendarUrl: `${radicale.url}/ana/work/`, calendarName: 'Work' },
+        secrets: new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).sealJson({ password: 'app-password' }),
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      },
+    });
+    await database.prisma.calendarSettings.create({ data: { userId: user.id, connectionId: connection.id } });
+    return connection;
+  }
 
   it('add-caldav checks the account with the server, then saves it sealed as the user\'s calendar (making the user)', async () => {
     const run = await accounts('add-caldav', '--phone', '+14155552671', '--url', radicale.url, '--username', 'ana', '--password', 'app-password', '--calendar', 'Work');
@@ -81,7 +106,7 @@ describe('npm run accounts', () => {
   });
 
   it('list shows the accounts and which calendar is in use', async () => {
-    const [saved] = await connections();
+    const saved = await connectedToRadicale();
     const run = await accounts('list', '--phone', '+14155552671');
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`+14155552671: 1 connected account\n${saved!.id}  caldav  127.0.0.1 (ana)  active, the calendar in use, added by the operator (any address)\n`);
@@ -95,8 +120,6 @@ describe('npm run accounts', () => {
     });
     const run = await accounts('list', '--phone', '+14155552679');
     expect(run.stdout).toBe(`+14155552679: 1 connected account\n${google.id}  google  Google (ana@gmail.com)  active, Gmail (read only)\nCalendar: Herald's built-in calendar\n`);
-    // The other tests count every connection in this database.
-    await database.prisma.user.delete({ where: { id: user.id } });
   });
 
   it('remove of a Google account deletes it and gives Herald\'s grant back to Google', async () => {
@@ -112,7 +135,6 @@ describe('npm run accounts', () => {
       expect(run).toMatchObject({ code: 0, stdout: `Removed Google (ana@gmail.com) (${saved.id}) and its credentials for +14155552680; Herald's access was given back to Google.\n` });
       expect(await database.prisma.connection.findUnique({ where: { id: saved.id } })).toBeNull();
       expect(google.revokedTokens).toEqual([grant.refreshToken]);
-      await database.prisma.user.delete({ where: { id: user.id } });
     } finally {
       await google.close();
     }
@@ -134,7 +156,7 @@ describe('npm run accounts', () => {
     expect(down.stderr).toMatch(/Not connected: Could not reach that server/);
     const badPhone = await accounts('list', '--phone', 'not-a-number');
     expect(badPhone).toMatchObject({ code: 1, stderr: expect.stringContaining('"not-a-number" is not a phone number in international form') });
-    expect(await connections()).toHaveLength(1);
+    expect(await connections()).toEqual([]);
   });
 
   it('usage mistakes exit 2 with the usage', async () => {
@@ -148,7 +170,7 @@ describe('npm run accounts', () => {
   });
 
   it('remove deletes the account and its credentials; the calendar is the built-in one again', async () => {
-    const [saved] = await connections();
+    const saved = await connectedToRadicale();
     const nothing = await accounts('remove', '--phone', '+14155552671', '--provider', 'google');
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toContain(`+14155552671 has no such connected account. They have: ${saved!.id} (127.0.0.1 (ana)).`);

@@ -92,16 +92,18 @@ describe('memory-agent', () => {
   });
 
   it('reports effects the verifier can check: created, unchanged, updated, deleted', async () => {
+    // A user of its own: the facts listed are exactly the ones this test saved.
+    const own = { ...context(), userId: (await database.prisma.user.create({ data: { phone: '+14155550198', timezone: 'America/New_York' } })).id };
     const remember = tool('remember_fact');
-    const run = (input: unknown) => remember.run(remember.inputSchema.parse(input), context());
+    const run = (input: unknown) => remember.run(remember.inputSchema.parse(input), own);
     const created = await run({ category: 'preferences', subject: 'diet', content: 'Is vegetarian' });
     expect(created).toMatchObject({ isError: false, output: { effect: 'created' } });
     expect(await run({ category: 'preferences', content: 'is vegetarian.' })).toMatchObject({ output: { effect: 'unchanged' } });
     expect(await run({ category: 'preferences', subject: 'diet', content: 'Eats fish now' })).toMatchObject({ output: { effect: 'updated' } });
-    const listed = await tool('get_user_facts').run({}, context());
+    const listed = await tool('get_user_facts').run({}, own);
     expect(listed).toMatchObject({ isError: false, output: { count: 1, facts: [{ content: 'Eats fish now', subject: 'diet' }] } });
     const id = (created as { output: { fact: { id: string } } }).output.fact.id;
-    expect(await tool('remove_fact').run({ factId: id }, context())).toMatchObject({ output: { effect: 'deleted', fact: { id } } });
+    expect(await tool('remove_fact').run({ factId: id }, own)).toMatchObject({ output: { effect: 'deleted', fact: { id } } });
   });
 
   describe('running a step', () => {

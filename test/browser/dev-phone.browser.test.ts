@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import { ConsoleTransport } from '../../src/outbox/console-transport.js';
 import { randomIds } from '../../src/shared/ids.js';
@@ -55,11 +55,27 @@ describe('/dev/phone in chromium', () => {
     await tab.keyboard.press('Enter');
   }
 
-  /** Waits for the n-th message from Herald and returns its text. */
-  async function herald(count: number, timeoutMs = 15_000): Promise<string> {
-    await tab.waitForFunction((wanted) => document.querySelectorAll('#messages li.in').length >= wanted, { timeout: timeoutMs }, count);
+  /** How many messages from Herald the phone shows now: each test counts from there. */
+  const shown = () => tab.$$eval('#messages li.in', (items) => items.length);
+
+  /** Waits (as long as the test lets it: no timeout of its own) for the n-th message from Herald and returns its text. */
+  async function herald(count: number): Promise<string> {
+    await tab.waitForFunction((wanted) => document.querySelectorAll('#messages li.in').length >= wanted, { timeout: 0 }, count);
     return tab.$$eval('#messages li.in', (items, index) => items[index]!.textContent ?? '', count - 1);
   }
+
+  /** The phone's user, as its first message would have made it (+1 spans several zones: DEFAULT_TIMEZONE). */
+  const phoneUser = () =>
+    harness.database.prisma.user.upsert({ where: { phone: PHONE }, create: { phone: PHONE, timezone: harness.config.defaultTimezone, updatedAt: new Date() }, update: {} });
+
+  // Whatever a test did in the browser, it logged no error and loaded nothing from elsewhere.
+  afterEach(() => {
+    const [errors, outside] = [[...seen.errors], seen.outside(origin)];
+    seen.errors.length = 0;
+    seen.requests.length = 0;
+    expect(errors).toEqual([]);
+    expect(outside).toEqual([]);
+  });
 
   it('opens as a phone, texting as the default number', async () => {
     expect(await tab.$eval('#from', (input) => (input as HTMLInputElement).value)).toBe(PHONE);
@@ -68,16 +84,17 @@ describe('/dev/phone in chromium', () => {
   });
 
   it('type "hi", see the reply', async () => {
+    const before = await shown();
     harness.anthropic.enqueue((request) => ({ text: `Hi! You said "${request.lastUserText()}". What can I do for you?` }));
     await text('hi');
-    expect(await herald(1)).toBe('Hi! You said "hi". What can I do for you?');
-    expect(await tab.$$eval('#messages li.out', (items) => items.map((item) => item.textContent))).toEqual(['hi']);
+    expect(await herald(before + 1)).toBe('Hi! You said "hi". What can I do for you?');
+    expect(await tab.$$eval('#messages li.out', (items) => items.at(-1)?.textContent)).toBe('hi');
     await screenshot(tab, 'dev-phone-hi-390x844');
   });
 
   it('a reminder for 5 seconds ahead arrives on the phone when it fires', async () => {
-    // The user was created by the first message; +1 spans several zones, so DEFAULT_TIMEZONE.
-    const { timezone } = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: PHONE } });
+    const { timezone } = await phoneUser();
+    const before = await shown();
     harness.anthropic.enqueue(
       (request) => {
         const dueLocal = DateTime.now().setZone(timezone).plus({ seconds: 5 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
@@ -96,15 +113,16 @@ describe('/dev/phone in chromium', () => {
     );
     const sent = Date.now();
     await text('remind me to stretch in 5 seconds');
-    const confirmation = await herald(2);
+    const confirmation = await herald(before + 1);
     expect(confirmation).toBe("OK, I'll remind you to stretch in 5 seconds.");
-    expect(await herald(3, 20_000)).toBe('⏰ Reminder: Stretch');
+    expect(await herald(before + 2)).toBe('⏰ Reminder: Stretch');
     expect(Date.now() - sent).toBeGreaterThanOrEqual(4000);
     await screenshot(tab, 'dev-phone-reminder-390x844');
   });
 
   it('a page link in a reply opens the page on tap, and ticking there works', async () => {
-    const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone: PHONE } });
+    const user = await phoneUser();
+    const before = await shown();
     await harness.herald.lists.addItems(user.id, 'shopping', ['milk', 'eggs']);
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'page', goal: 'Show the shopping list', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'A page with the shopping list as a checklist' }] } }] },
@@ -115,7 +133,7 @@ describe('/dev/phone in chromium', () => {
       },
     );
     await text('show my shopping list');
-    expect(await herald(4)).toMatch(new RegExp(`^Your shopping list:\\n${origin.replace(/[.]/g, '\\.')}/p/[A-Za-z0-9_-]{43}$`));
+    expect(await herald(before + 1)).toMatch(new RegExp(`^Your shopping list:\\n${origin.replace(/[.]/g, '\\.')}/p/[A-Za-z0-9_-]{43}$`));
     const opened = new Promise<Page>((resolve) => chromium.browser.once('targetcreated', (target) => void target.page().then((page) => resolve(page!))));
     await tab.click('#messages li.in:last-child a');
     const pageTab = await opened;
@@ -139,21 +157,17 @@ describe('/dev/phone in chromium', () => {
     await writeFile(file, await photo(1600, 1200));
     try {
       harness.anthropic.enqueue((request) => ({ text: `I can see ${request.mediaBlocks().length} photo of a menu.` }));
+      const before = await shown();
       const picker = await tab.$('input#file');
       await picker!.uploadFile(file);
       expect(await tab.$$eval('#attachments li', (items) => items.map((item) => item.textContent))).toEqual(['menu.jpg']);
       await text("what's good here?");
-      expect(await herald(5)).toBe('I can see 1 photo of a menu.');
+      expect(await herald(before + 1)).toBe('I can see 1 photo of a menu.');
       expect(await tab.$$eval('#messages li.out', (items) => items.at(-1)!.textContent)).toBe("what's good here?\n[menu.jpg]");
       expect(await tab.$$eval('#attachments li', (items) => items.length)).toBe(0);
       await screenshot(tab, 'dev-phone-photo-390x844');
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
-  });
-
-  it('had no console errors and loaded nothing from outside Herald', () => {
-    expect(seen.errors).toEqual([]);
-    expect(seen.outside(origin)).toEqual([]);
   });
 });

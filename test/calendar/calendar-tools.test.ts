@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { calendarEventTools } from '../../src/agents/calendar/calendar-tools.js';
 import { CalendarService } from '../../src/calendar/calendar-service.js';
 import { EventReminders } from '../../src/calendar/event-reminders.js';
@@ -25,13 +25,20 @@ describe('calendar tools: what needs the user\'s YES', () => {
   const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
   const ask = (name: string, input: unknown) => tool(name).confirmation!(tool(name).inputSchema.parse(input), context);
 
+  const clock = new ManualClock('2026-03-01T12:00:00Z');
+
   beforeAll(async () => {
     database = await createTestDatabase(2);
     const clock = new ManualClock('2026-03-01T12:00:00Z');
     const calendars = new CalendarService({ prisma: database.prisma, connections: new ConnectionStore(database.prisma, new SecretBox(Buffer.alloc(32, 1)), clock), clock, ids: randomIds, timeoutMs: 1000, outbound: loopbackPolicy(), logger: createSilentLogger() });
     const reminders = new ReminderService(database.prisma, undefined as unknown as JobQueue, clock, { maxTextLength: 500, maxActivePerUser: 500 });
     tools = calendarEventTools({ calendars, eventReminders: new EventReminders(database.prisma, reminders) });
-    const user = await database.prisma.user.create({ data: { phone: '+14155550190', timezone: 'America/New_York', updatedAt: new Date() } });
+  });
+  // Each test has a user of its own, with a dentist appointment on Friday.
+  let counter = 0;
+  beforeEach(async () => {
+    counter += 1;
+    const user = await database.prisma.user.create({ data: { phone: `+1415555${String(1900 + counter)}`, timezone: 'America/New_York', updatedAt: new Date() } });
     context = { userId: user.id, timezone: 'America/New_York', clock, logger: createSilentLogger() };
     const created = await tool('create_calendar_event').run(tool('create_calendar_event').inputSchema.parse({ title: 'Dentist', start: '2026-03-06T15:00', durationMinutes: 45 }), context);
     expect(created.isError).toBe(false);

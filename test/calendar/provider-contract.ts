@@ -123,6 +123,18 @@ export function describeCalendarProvider(name: string, open: () => Promise<Provi
       expect(await calendar.getEvent(created.id, ZONE)).toMatchObject({ title: 'Review (moved room)' });
     });
 
+    it('lists a busy day whole and in start order, however many pages the service answers in', async () => {
+      // Created out of order; more events than a page of the fake Google's list (3) holds.
+      const hours = [15, 9, 12, 10, 17, 11, 14, 16];
+      for (const hour of hours) {
+        const time = String(hour).padStart(2, '0');
+        await calendar.createEvent({ title: `Slot ${hour}`, allDay: false, start: `2026-09-07T${time}:00`, end: `2026-09-07T${time}:30`, timezone: ZONE });
+      }
+      const listed = await calendar.listEvents(range('2026-09-07T04:00:00Z', '2026-09-08T04:00:00Z'), ZONE);
+      expect(titles(listed)).toEqual([...hours].sort((left, right) => left - right).map((hour) => `Slot ${hour}`));
+      expect(new Set(listed.map((event) => event.id)).size).toBe(hours.length);
+    });
+
     it('says "not found" for events that do not exist', async () => {
       const created = await calendar.createEvent({ title: 'Gone soon', allDay: false, start: '2026-08-03T10:00', end: '2026-08-03T11:00', timezone: ZONE });
       await calendar.deleteEvent(created.id, { scope: 'series', timezone: ZONE });

@@ -9,6 +9,7 @@ import { createSilentLogger } from '../../src/logging/logger.js';
 import { ConsoleTransport } from '../../src/outbox/console-transport.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
+import { registerWait } from '../fakes/fake-failures.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { photo } from '../helpers/media-fixtures.js';
 import { freePort } from '../helpers/herald-process.js';
@@ -43,12 +44,13 @@ class Chat {
     );
   }
 
-  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  /** Resolves with the first line matching `pattern` (for as long as the test lets it). */
+  waitFor(pattern: RegExp): Promise<string> {
     const seen = this.output.find((line) => pattern.test(line));
     if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no line matching ${pattern}; output:\n${this.output.join('\n')}`)), timeoutMs);
-      this.waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+    return new Promise((resolve) => {
+      const unregister = registerWait(this, () => `the chat: no line matching ${pattern} yet; output:\n${this.output.join('\n')}`);
+      this.waiters.push({ pattern, resolve: (line) => (unregister(), resolve(line)) });
     });
   }
 
@@ -141,7 +143,7 @@ describe('npm run chat with no Herald running', () => {
       ANTHROPIC_MAX_RETRIES: '0',
     });
     await chat.waitFor(/^No Herald is running here; starting one/);
-    await chat.waitFor(new RegExp(`^Texting Herald at http://127\\.0\\.0\\.1:${port} as \\+14155550112\\.`), 60_000);
+    await chat.waitFor(new RegExp(`^Texting Herald at http://127\\.0\\.0\\.1:${port} as \\+14155550112\\.`));
     anthropic.enqueue({ text: 'Hi from an in-process Herald.' });
     chat.type('hello');
     await chat.waitFor(/herald › Hi from an in-process Herald\.$/);

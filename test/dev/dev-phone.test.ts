@@ -65,6 +65,7 @@ describe('/dev/phone in local mode', () => {
   });
 
   it('answers only this machine: another address, a forwarded request or a foreign Host header get a plain 404', async () => {
+    const before = await harness.database.prisma.message.count();
     const unknownPath = await inject({ url: '/no/such/path' });
     const refusals = [
       await inject({ url: '/dev/phone', remoteAddress: '203.0.113.9' }),
@@ -77,7 +78,7 @@ describe('/dev/phone in local mode', () => {
       expect(response.statusCode).toBe(404);
       expect(response.body.replace(/GET:\/[^"]*|POST:\/[^"]*/, '')).toBe(unknownPath.body.replace(/GET:\/[^"]*/, ''));
     }
-    expect(await harness.database.prisma.message.count()).toBe(0);
+    expect(await harness.database.prisma.message.count()).toBe(before);
   });
 
   it('a message goes through the real webhook and Herald\'s reply arrives as a server-sent event', async () => {

@@ -3,6 +3,7 @@ import { strangerReplies } from '../../src/access/access-replies.js';
 import { DateTime } from 'luxon';
 import { ManualClock } from '../../src/shared/clock.js';
 import { HERALD_SMS_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
+import { createUser } from '../reminders/support.js';
 
 const OWNER = '+12125550100';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -41,6 +42,7 @@ describe('invite mode', () => {
   it('answers a stranger once a day with the private notice, stores nothing of theirs, and never calls the model', async () => {
     const stranger = '+12125550901';
     const dedupeBefore = await prisma().inboundDedupe.count();
+    const noticedBefore = new Set((await prisma().strangerNotice.findMany()).map((notice) => notice.phoneHash));
     const first = await harness.inbound({ from: stranger, body: 'hi, who is this? my password is hunter2' });
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toContain('text/xml');
@@ -53,7 +55,7 @@ describe('invite mode', () => {
     expect(await traces(stranger)).toEqual({ user: null, messages: 0 });
     expect(await prisma().inboundDedupe.count()).toBe(dedupeBefore);
     // What is kept: a keyed hash of the number and when it was told, nothing else.
-    const notices = await prisma().strangerNotice.findMany();
+    const notices = (await prisma().strangerNotice.findMany()).filter((notice) => !noticedBefore.has(notice.phoneHash));
     expect(notices).toHaveLength(1);
     expect(notices[0]!.phoneHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(notices)).not.toContain('2125550901');
@@ -234,16 +236,24 @@ describe('invite mode', () => {
   });
 
   it('USERS lists who may use Herald, owners marked, most recently active first', async () => {
+    // Numbers of this test's own: one active a week ago, one never, one revoked.
+    const [lastWeek, never, revoked] = ['+12125550981', '+12125550982', '+12125550983'];
+    const now = clock.now();
+    for (const phone of [lastWeek, never, revoked]) {
+      await prisma().accessGrant.create({ data: { phone, source: 'owner', grantedBy: OWNER, revokedAt: phone === revoked ? now : null } });
+    }
+    const dana = await createUser(harness, lastWeek);
+    await prisma().message.create({ data: { userId: dana.id, role: 'user', content: 'hi', channel: 'sms', tokenCount: 1, createdAt: new Date(now.getTime() - 7 * 24 * 60 * 60 * 1000 - 60_000) } });
+
     const reply = await ownerSays('users');
     const lines = reply.split('\n');
     expect(lines[0]).toMatch(/^\d+ numbers may use Herald, most recently active first:$/);
     // The owner just wrote: first, and marked.
     expect(lines[1]).toBe(`${OWNER} (owner): just now`);
-    expect(reply).toContain('+12125550911');
-    expect(reply).toContain('+12125550921');
-    expect(reply).not.toContain('+12125550951'); // revoked
-    expect(reply).toContain('+12125550911: 7 days ago');
-    expect(reply).toContain('+12125550932: never');
+    expect(lines).toContain(`${lastWeek} Ana: 7 days ago`);
+    expect(lines).toContain(`${never}: never`);
+    expect(reply).not.toContain(revoked);
+    expect(lines.indexOf(`${lastWeek} Ana: 7 days ago`)).toBeLessThan(lines.indexOf(`${never}: never`));
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 });

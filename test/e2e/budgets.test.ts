@@ -29,6 +29,7 @@ describe('per-user daily budget', () => {
   });
 
   it('lets the turn that crosses the budget finish; the next gets one notice, later ones nothing; keywords and reminders go on; midnight resets it', async () => {
+    clock.set('2026-11-23T15:00:00Z');
     const phone = '+12125550301';
     harness.anthropic.enqueue({ text: 'Hello! Big answer.', usage: EXPENSIVE });
     expect(await harness.exchange(phone, 'hi')).toBe('Hello! Big answer.');

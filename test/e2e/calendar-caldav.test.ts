@@ -21,19 +21,17 @@ import { createUser } from '../reminders/support.js';
 
 const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('calendar-agent', task);
 
 /** The agent reports the tool's error to the user in its own words, and the test checks the error it saw. */
 function reportingError(expected: RegExp, reply: string): ScriptedAnthropicResponse {
-  return checked((request) => {
+  return (request) => {
     const [result] = toolResults(request);
     expect(result!.isError).toBe(true);
     expect(result!.content).toMatch(expected);
     return { toolCalls: [{ name: 'complete_step', input: { summary: 'The calendar failed', reply } }] };
-  });
+  };
 }
 
 describe('a CalDAV calendar through the webhook, and its faults', () => {
@@ -75,7 +73,7 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
 
   async function send(body: string): Promise<string> {
     const reply = await harness.exchange(phone, body);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     return reply;
   }
 
@@ -85,12 +83,12 @@ describe('a CalDAV calendar through the webhook, and its faults', () => {
     harness.anthropic.enqueue(
       plan(`List events on ${date.toISODate()}, then add "Lunch" at 12:00`),
       { toolCalls: [{ name: 'get_calendar_events', input: { from: date.toISODate() } }, { name: 'create_calendar_event', input: { title: 'Lunch', start: date.set({ hour: 12 }).toFormat(LOCAL) } }] },
-      checked((request) => {
+      (request) => {
         const [listing, created] = toolResults(request);
         expect(JSON.parse(listing!.content)).toMatchObject({ calendar: label('127.0.0.1'), count: 1, events: [{ title: 'Made in another app' }] });
         expect(JSON.parse(created!.content)).toMatchObject({ effect: 'created', event: { title: 'Lunch' } });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Listed and added', reply: 'You had one event; I added Lunch at noon.', created: [{ description: 'Lunch' }] } }] };
-      }),
+      },
     );
     expect(await send('what do I have that day, and add lunch at noon')).toBe('You had one event; I added Lunch at noon.');
     expect(await onServer(date)).toEqual(['Made in another app', 'Lunch']);

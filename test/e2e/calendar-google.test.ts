@@ -4,7 +4,7 @@ import { googleSecretsSchema } from '../../src/connections/google-accounts.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
+import { lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 import { CookieJar } from '../helpers/browser-cookies.js';
 
@@ -15,18 +15,16 @@ import { CookieJar } from '../helpers/browser-cookies.js';
  */
 
 const ZONE = 'America/New_York';
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 function listTomorrow(reply: (content: string, isError: boolean) => string): ScriptedAnthropicResponse[] {
   const tomorrow = DateTime.now().setZone(ZONE).plus({ days: 1 }).toISODate()!;
   return [
     singleStepPlan('calendar-agent', `List the events on ${tomorrow}`),
     { toolCalls: [{ name: 'get_calendar_events', input: { from: tomorrow } }] },
-    checked((request) => {
+    (request) => {
       const [result] = toolResults(request);
       return { toolCalls: [{ name: 'complete_step', input: { summary: 'Listed', reply: reply(result!.content, result!.isError) } }] };
-    }),
+    },
   ];
 }
 
@@ -68,7 +66,7 @@ describe('Google Calendar through the webhook', () => {
 
   async function send(body: string): Promise<string> {
     const reply = await harness.exchange(phone, body);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     return reply;
   }
   const secrets = async () => googleSecretsSchema.parse(harness.herald.calendar.box.openJson((await harness.database.prisma.connection.findUniqueOrThrow({ where: { id: connectionId } })).secrets));

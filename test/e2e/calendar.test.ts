@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../src/calendar/calendar-event.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness, messageSid } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
+import { lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -15,8 +15,6 @@ import { createUser } from '../reminders/support.js';
 
 const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('calendar-agent', task);
 
@@ -48,7 +46,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
 
   async function send(body: string): Promise<string> {
     const reply = await harness.exchange(phone, body);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     return reply;
   }
 
@@ -60,12 +58,12 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan(`List the events on ${tomorrow.toISODate()} (tomorrow)`),
       { toolCalls: [{ name: 'get_calendar_events', input: { from: tomorrow.toISODate() } }] },
-      checked((request) => {
+      (request) => {
         const listing = JSON.parse(toolResults(request)[0]!.content) as { count: number; events: Array<{ title: string; when: string }> };
         expect(listing.count).toBe(2);
         const lines = listing.events.map((event) => `${event.when}: ${event.title}`);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two events tomorrow', reply: `Tomorrow:\n${lines.join('\n')}`, data: { events: listing.events } } }] };
-      }),
+      },
     );
     const reply = await send("what's on tomorrow?");
     expect(reply).toBe(plainSmsPunctuation(`Tomorrow:\n${tomorrow.toFormat('ccc d LLL')}, 9:00 AM–9:15 AM: Standup\n${tomorrow.toFormat('ccc d LLL')}, 3:00 PM–3:45 PM: Dentist`));
@@ -90,13 +88,13 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan(`Create the event "Lunch with Dana" on ${friday.toISODate()} at 13:00`),
       { toolCalls: [{ name: 'create_calendar_event', input: { title: 'Lunch with Dana', start: friday.set({ hour: 13 }).toFormat(LOCAL) } }] },
-      checked((request) => {
+      (request) => {
         const result = JSON.parse(toolResults(request)[0]!.content) as { effect: string; event: { when: string }; overlaps: Array<{ title: string; when: string }> };
         expect(result).toMatchObject({ effect: 'created', overlaps: [{ title: 'Team sync' }] });
         return {
           toolCalls: [{ name: 'complete_step', input: { summary: 'Created; overlaps Team sync', reply: `Added lunch with Dana, ${result.event.when}. Heads up: it overlaps Team sync (${result.overlaps[0]!.when}).`, created: [{ description: 'Lunch with Dana' }] } }],
         };
-      }),
+      },
     );
     const reply = await send('schedule lunch with Dana Friday at 1');
     // SMS sends the en dashes as plain hyphens (GSM-7).
@@ -137,12 +135,12 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan('Cancel the user\'s meeting'),
       { toolCalls: [{ name: 'delete_calendar_event', input: { match: 'meeting' } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result!.isError).toBe(true);
         expect(result!.content).toMatch(/^2 events match "meeting": 1\) "Team meeting" .*2\) "Meeting with Sam" .*Nothing was changed; Herald asks the user which one/);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two meetings match', needsClarification: true, question: 'Which meeting?' } }] };
-      }),
+      },
     );
     // (SMS carries the en dash of the time range as a plain hyphen.)
     const team = plainSmsPunctuation(`Team meeting, ${day.toFormat('ccc d LLL')}, 10:00 AM–11:00 AM`);
@@ -166,11 +164,11 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan('Create "Call with Tokyo" on 2027-03-14 at 02:30'),
       { toolCalls: [{ name: 'create_calendar_event', input: { title: 'Call with Tokyo', start: '2027-03-14T02:30' } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result).toEqual({ isError: true, content: `02:30 does not exist on 2027-03-14 in ${ZONE}: the clocks jump forward that night (the nearest existing time is 03:30). Nothing was saved; ask the user which time they mean.` });
         return { toolCalls: [{ name: 'complete_step', input: { summary: '02:30 does not exist that night', needsClarification: true, question: 'On 14 March the clocks jump from 2:00 to 3:00, so 2:30 AM does not exist. Should I put it at 3:30 AM?' } }] };
-      }),
+      },
     );
     expect(springForward.isValid).toBe(true);
     expect(await send('add a call with Tokyo on March 14 2027 at 2:30am')).toBe('On 14 March the clocks jump from 2:00 to 3:00, so 2:30 AM does not exist. Should I put it at 3:30 AM?');
@@ -190,7 +188,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan(`List the events from ${month.toISODate()} to ${month.endOf('month').toISODate()}`),
       { toolCalls: [{ name: 'get_calendar_events', input: { from: month.toISODate(), to: month.endOf('month').toISODate() } }] },
-      checked((request) => {
+      (request) => {
         seen = toolResults(request)[0]!.content;
         const listing = JSON.parse(seen) as { count: number; shown: number; events: unknown[]; perDay: Array<{ count: number }>; note: string };
         expect(listing).toMatchObject({ count: 500, shown: 30 });
@@ -198,7 +196,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
         expect(listing.perDay.reduce((sum, day) => sum + day.count, 0)).toBe(500);
         expect(listing.note).toMatch(/^There are 500 events in this range; only the first 30 are listed\. Do not list them all/);
         return { toolCalls: [{ name: 'complete_step', input: { summary: '500 events', reply: `You have 500 events in ${month.toFormat('LLLL')}, about 18 a day. Want a page with all of them?` } }] };
-      }),
+      },
     );
     const reply = await send(`what's on in ${month.toFormat('LLLL')}?`);
     expect(reply.length).toBeLessThan(160);
@@ -219,7 +217,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
     const [reminder] = await harness.database.prisma.reminder.findMany({ where: { userId } });
     expect(reminder).toMatchObject({ text: `Standup at ${start.toFormat('h:mm a')}`, status: 'active' });
     expect(reminder!.nextDueAt!.getTime()).toBe(start.minus({ minutes: 30 }).startOf('second').toMillis());
-    const fired = await harness.repliesTo(phone, 2, 15_000);
+    const fired = await harness.repliesTo(phone, 2);
     expect(fired[1]!.body).toBe(`⏰ Reminder: Standup at ${start.toFormat('h:mm a')}`);
     expect(harness.anthropic.requests).toHaveLength(2);
   });
@@ -251,7 +249,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
     harness.anthropic.enqueue(
       plan(`Check free time on ${friday.toISODate()} from 12:00 to 18:00`),
       { toolCalls: [{ name: 'find_free_time', input: { from: friday.set({ hour: 12 }).toFormat(LOCAL), to: friday.set({ hour: 18 }).toFormat(LOCAL) } }] },
-      checked((request) => {
+      (request) => {
         const result = JSON.parse(toolResults(request)[0]!.content) as { isFree: boolean; free: Array<{ from: string; to: string }>; busy: Array<{ title: string }>; allDay: string[] };
         expect(result).toEqual({
           isFree: false,
@@ -263,7 +261,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
           allDay: ['Day off (all day)'],
         });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Busy 2-3', reply: 'Mostly: you have a call with Sam from 2 to 3, free 12–2 and 3–6.' } }] };
-      }),
+      },
     );
     expect(await send('am I free Friday afternoon?')).toBe('Mostly: you have a call with Sam from 2 to 3, free 12-2 and 3-6.');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -351,13 +349,12 @@ describe('calendar through the webhook (built-in calendar)', () => {
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
     const done = `Deleted "Dentist" on ${day.toFormat('ccc d LLL')}, 11:00 AM.`;
     expect((await harness.repliesTo(phone, before + 1)).slice(before)[0]!.body).toBe(done);
-    await harness.herald.stop(5_000);
+    await harness.idle(phone);
     const all = harness.twilio.messages.filter((message) => message.to === phone).slice(before).map((message) => message.body);
     expect(all.filter((body) => body === done)).toHaveLength(1);
     expect(all.every((body) => body === done || body === 'That is already done.')).toBe(true);
     expect(await confirmations()).toMatchObject([{ status: 'done', outcome: [{ ok: true }] }]);
     expect(await titles()).toEqual([]);
     expect(harness.anthropic.requests).toHaveLength(2);
-    await harness.herald.start();
   });
 });

@@ -131,11 +131,10 @@ describe('confirmations through the webhook', () => {
     const replies = (await harness.repliesTo(phone, before + 1)).slice(before);
     // Merged into one turn, or answered as two: either way one deletion, and no error.
     expect(replies[0]!.body).toBe('Deleted the "packing" list.');
-    await harness.herald.stop(5_000);
+    await harness.idle(phone);
     const all = harness.twilio.messages.filter((message) => message.to === phone).slice(before).map((message) => message.body);
     expect(all.filter((body) => body === 'Deleted the "packing" list.')).toHaveLength(1);
     expect(all.every((body) => body === 'Deleted the "packing" list.' || body === 'That is already done.')).toBe(true);
     expect(await confirmations()).toMatchObject([{ status: 'done', outcome: [{ ok: true }] }]);
-    await harness.herald.start();
   });
 });

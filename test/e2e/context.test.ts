@@ -70,6 +70,7 @@ describe('context assembly: what the model is shown', () => {
   }
 
   it('gives the planner its model, temperature 0, a cached stable block, and the per-turn block: time, user, facts', async () => {
+    clock.set('2026-03-08T06:30:00Z');
     const marisol = await createUser('+12125550123', 'Marisol');
     await harness.database.prisma.fact.createMany({
       data: [

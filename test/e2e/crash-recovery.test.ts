@@ -9,8 +9,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 /**
  * Real processes, real SIGKILLs, default lease settings (TURN_LEASE_MS 15 s renewed by
  * heartbeat, a lapsed-lease sweep every 2 s) and the default 120 s plan timeout: a crashed
- * instance's user is answered within 30 s, exactly once, and no turn stays "running".
- * The 30 s is only how long the test waits; the stopwatch is printed, not asserted.
+ * instance's user is answered, exactly once, and no turn stays "running". How soon is
+ * measured by `npm run bench` (recovery); here the stopwatch is only printed.
  */
 describe('a process killed mid-turn', () => {
   let database: TestDatabase;
@@ -51,7 +51,7 @@ describe('a process killed mid-turn', () => {
     expect(user.turnLeaseOwner).toBeNull();
   }
 
-  it('two instances: SIGKILL the one holding the turn, and the other answers within 30 s, exactly once', async () => {
+  it('two instances: SIGKILL the one holding the turn, and the other answers it, exactly once', async () => {
     const publicBaseUrl = 'https://herald.example.test';
     const first = await start(await crashTestEnvironment({ databaseUrl: database.url, fakeTwilio, fakeAnthropic, publicBaseUrl }));
     const second = await start(await crashTestEnvironment({ databaseUrl: database.url, fakeTwilio, fakeAnthropic, publicBaseUrl }));
@@ -64,7 +64,6 @@ describe('a process killed mid-turn', () => {
       from: '+14155550123',
       body: 'what is the capital of France?',
       answer: 'Paris.',
-      waitMs: 30_000,
     });
     process.stdout.write(`crash-to-reply with two instances: ${(outcome.crashToReplyMs / 1000).toFixed(1)} s\n`);
     expect(outcome.reply).toMatchObject({ to: '+14155550123', body: 'Paris.' });
@@ -76,7 +75,7 @@ describe('a process killed mid-turn', () => {
     await expectExactlyOneAnswer('+14155550123');
   }, 120_000);
 
-  it('one instance: killed between storing the message and replying, and the restarted one answers within 30 s, exactly once', async () => {
+  it('one instance: killed between storing the message and replying, and the restarted one answers it, exactly once', async () => {
     const publicBaseUrl = 'https://herald.example.test';
     const env = await crashTestEnvironment({ databaseUrl: database.url, fakeTwilio, fakeAnthropic, publicBaseUrl });
     fakeAnthropic.enqueue({ hang: true });
@@ -90,7 +89,7 @@ describe('a process killed mid-turn', () => {
 
     fakeAnthropic.enqueue({ text: 'Madrid.' });
     const second = await start(env);
-    const [reply] = await fakeTwilio.waitForMessages(1, 30_000);
+    const [reply] = await fakeTwilio.waitForMessages(1);
     process.stdout.write(`crash-to-reply with a restart: ${((performance.now() - killedAt) / 1000).toFixed(1)} s (start-up included)\n`);
     expect(reply).toMatchObject({ to: '+14155550124', body: 'Madrid.' });
     expect(await second.terminate()).toBe(0);

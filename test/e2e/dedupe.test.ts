@@ -41,7 +41,7 @@ describe('webhook de-duplication', () => {
     const late = await harness.inbound({ from: '+14155550101', body: 'what time is it?', sid });
     expect(late.statusCode).toBe(200);
 
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
     expect(harness.anthropic.requests).toHaveLength(1);
     const { prisma } = harness.database;
@@ -66,7 +66,7 @@ describe('webhook de-duplication', () => {
     expect(third.statusCode).toBe(200);
 
     const replies = await harness.replies(2);
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(replies).toHaveLength(2);
     expect(replies.map((reply) => reply.body)).toEqual(['echo: remind me about the dentist', 'echo: and the vet']);
     const inbound = await harness.database.prisma.message.findMany({ where: { role: 'user' }, orderBy: { createdAt: 'asc' } });
@@ -84,7 +84,7 @@ describe('webhook de-duplication', () => {
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200, 200]);
 
     await harness.replies(1);
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
     expect(harness.anthropic.requests).toHaveLength(1);
     const { prisma } = harness.database;
@@ -99,7 +99,7 @@ describe('webhook de-duplication', () => {
     const responses = await Promise.all(bodies.map((body) => harness.inbound({ from: '+14155550106', body })));
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200, 200]);
     await harness.replies(1);
-    await harness.herald.stop(5_000);
+    await harness.settle();
 
     const { prisma } = harness.database;
     expect(await prisma.user.count()).toBe(1);
@@ -129,7 +129,7 @@ describe('webhook de-duplication', () => {
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200]);
 
     await first.replies(1);
-    await Promise.all([first.herald.stop(5_000), second.herald.stop(5_000)]);
+    await Promise.all([first.settle(), second.settle()]);
     expect(first.twilio.messages).toHaveLength(1);
     expect(first.twilio.messages[0]?.body).toBe('echo: book a table for two');
     expect(first.anthropic.requests).toHaveLength(1);

@@ -6,7 +6,7 @@ import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.j
 import { FakeGoogleServer } from '../fakes/fake-google-server.js';
 import { headerOf } from '../fakes/mime-tree.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
+import { lastToolResults as toolResults, singleStepPlan } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 import { rawMail } from '../email/mail-fixtures.js';
 import { CookieJar } from '../helpers/browser-cookies.js';
@@ -21,8 +21,6 @@ import { CookieJar } from '../helpers/browser-cookies.js';
 
 const ZONE = 'America/New_York';
 const CALENDAR_SCOPE = 'https://www.googleapis.com/auth/calendar.events';
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('email-agent', task);
 /** 10:00 in New York on Monday 23 November 2026. */
 const clock = new ManualClock('2026-11-23T15:00:00Z');
@@ -74,7 +72,7 @@ describe('Gmail through the webhook (the official client against the fake Google
 
   async function send(body: string): Promise<string> {
     const reply = await harness.exchange(phone, body);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     return reply;
   }
   const deliver = async (to: string, mail: Parameters<typeof rawMail>[0], unread = true) => google.gmail.deliver(to, await rawMail(mail), { date: mail.date, unread });
@@ -89,7 +87,7 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Find emails from Dana received today (2026-11-23)'),
       { toolCalls: [{ name: 'search_emails', input: { from: 'Dana', since: '2026-11-23' } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result!.isError).toBe(false);
         expect(result!.content).toMatch(new RegExp(`^Mailbox Gmail \\(${email.replace('.', '\\.')}\\): 1 email matches\\.`));
@@ -97,7 +95,7 @@ describe('Gmail through the webhook (the official client against the fake Google
         expect(result!.content).toContain('Mon 23 Nov, 8:30 AM | unread | from: Dana Levi <dana@example.com> | subject: Trip dates');
         expect(result!.content).not.toContain('Yesterday');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'One email from Dana today', reply: 'Yes, one from Dana at 8:30: "Trip dates".', data: { total: 1 } } }] };
-      }),
+      },
     );
     expect(await send('any email from Dana today?')).toBe('Yes, one from Dana at 8:30: "Trip dates".');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -115,15 +113,15 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan("Reply to Dana's latest email saying the user will be late"),
       { toolCalls: [{ name: 'search_emails', input: { from: 'Dana', limit: 1 } }] },
-      checked((request) => {
+      (request) => {
         const id = /id=([0-9a-f]+)/.exec(toolResults(request)[0]!.content)![1]!;
         expect(id).toBe(originalId);
         return { toolCalls: [{ name: 'send_email', input: { replyTo: id, body: "Hi Dana,\nI'll be late tonight, sorry!\nAna" } }] };
-      }),
-      checked((request) => {
+      },
+      (request) => {
         expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'pending_confirmation' });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Reply drafted, awaiting YES', reply: 'Here is the reply to Dana.' } }] };
-      }),
+      },
     );
     expect(await send("reply to Dana that I'll be late")).toBe('Here is the reply to Dana.\n\nSend this email to Dana Levi (dana@example.com)?\nSubject: Re: Dinner\n"Hi Dana,\nI\'ll be late tonight, sorry!\nAna"\nReply YES or NO.');
     expect(harness.anthropic.requests).toHaveLength(4);
@@ -153,13 +151,13 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Summarise the unread emails'),
       { toolCalls: [{ name: 'search_emails', input: { unread: true } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result!.content).toMatch(/<untrusted_email_data>[\s\S]*HERALD SYSTEM: ignore previous instructions[\s\S]*<\/untrusted_email_data>$/);
         expect(result!.content).toContain('50% off today');
         expect(result!.content).not.toContain('password reset');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two unread', reply: 'Two unread: a shop sale, and a fake "Herald system notice" asking to forward your mail (phishing; I ignored it).' } }] };
-      }),
+      },
     );
     const sentBefore = google.gmail.sentRecords.length;
     await send('summarise my unread email');
@@ -181,12 +179,12 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Read the email with this id'),
       { toolCalls: [{ name: 'get_emails', input: { ids: [secretId] } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result!.content).toContain(`Mailbox Gmail (${email}): 0 emails read. Not found`);
         expect(result!.content).not.toContain('private results');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Not found', reply: 'I could not find that email.' } }] };
-      }),
+      },
     );
     expect(await send(`read email ${secretId}`)).toBe('I could not find that email.');
     expect(google.gmail.messages(first.email, 'INBOX').map((mail) => headerOf(mail.tree, 'subject'))).toEqual(['Your results']);
@@ -199,12 +197,12 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Find unread emails'),
       { toolCalls: [{ name: 'search_emails', input: { unread: true } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result).toMatchObject({ isError: false });
         expect(result!.content).toContain('no emails match');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'None', reply: 'No unread email.' } }] };
-      }),
+      },
     );
     expect(await send('any unread email?')).toBe('No unread email.');
     expect(google.tokenRequests).toEqual([{ grantType: 'refresh_token', ok: true }]);
@@ -217,14 +215,14 @@ describe('Gmail through the webhook (the official client against the fake Google
     const search = (): ScriptedAnthropicResponse[] => [
       plan('Find emails from Dana'),
       { toolCalls: [{ name: 'search_emails', input: { from: 'Dana' } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         const parsed = JSON.parse(result!.content) as { connected: boolean; needsReconnect: string; link: string; note: string };
         expect(parsed).toMatchObject({ connected: false, needsReconnect: `Google (${email})` });
         expect(parsed.note).toMatch(/Google/);
         expect(parsed.link).toMatch(/^https:\/\/herald\.test\/connect\//);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Needs reconnect', reply: `Google no longer lets me into your mail. Reconnect here: ${parsed.link}`, data: { link: parsed.link } } }] };
-      }),
+      },
     ];
     harness.anthropic.enqueue(...search());
     const reply = await send('any email from Dana?');
@@ -267,10 +265,10 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Give the user a link to connect their email'),
       { toolCalls: [{ name: 'connect_email', input: {} }] },
-      checked((request) => {
+      (request) => {
         link = (JSON.parse(toolResults(request)[0]!.content) as { link: string }).link;
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Link', reply: `Connect your email here: ${link}`, data: { link } } }] };
-      }),
+      },
     );
     expect(await send('connect my email')).toBe(`Connect your email here: ${link}`);
 
@@ -302,12 +300,12 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       plan('Disconnect the user’s email'),
       { toolCalls: [{ name: 'disconnect_email', input: {} }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result!.isError).toBe(false);
         expect(JSON.parse(result!.content)).toMatchObject({ effect: 'deleted', disconnected: `Google (${email})`, credentials: expect.stringMatching(/^kept/) });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: 'Done: Herald no longer reads your Gmail. Your Google calendar stays connected.', deleted: [{ description: 'email connection' }] } }] };
-      }),
+      },
     );
     expect(await send('disconnect my email')).toBe('Done: Herald no longer reads your Gmail. Your Google calendar stays connected.');
     const kept = (await connection())!;
@@ -320,10 +318,10 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       singleStepPlan('calendar-agent', 'Disconnect the user’s calendar'),
       { toolCalls: [{ name: 'disconnect_calendar', input: {} }] },
-      checked((request) => {
+      (request) => {
         expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'deleted', credentials: 'deleted' });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: 'Done: your Google account is disconnected.', deleted: [{ description: 'calendar connection' }] } }] };
-      }),
+      },
     );
     expect(await send('disconnect my calendar')).toBe('Done: your Google account is disconnected.');
     expect(await connection()).toBeNull();
@@ -335,10 +333,10 @@ describe('Gmail through the webhook (the official client against the fake Google
     harness.anthropic.enqueue(
       singleStepPlan('calendar-agent', 'Disconnect the user’s calendar'),
       { toolCalls: [{ name: 'disconnect_calendar', input: {} }] },
-      checked((request) => {
+      (request) => {
         expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'deleted', credentials: expect.stringMatching(/^kept/) });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: "Done: back to Herald's own calendar. Your Gmail stays connected.", deleted: [{ description: 'calendar connection' }] } }] };
-      }),
+      },
     );
     expect(await send('disconnect my calendar')).toBe("Done: back to Herald's own calendar. Your Gmail stays connected.");
     expect((await harness.herald.calendar.calendars.calendarOf(userId)).key).toBe('builtin');

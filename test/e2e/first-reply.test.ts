@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 describe('a text comes in, a reply goes out', () => {
@@ -6,6 +6,11 @@ describe('a text comes in, a reply goes out', () => {
 
   beforeAll(async () => {
     harness = await HeraldHarness.start();
+  });
+  // Each test scripts its own model calls and reads its own requests.
+  beforeEach(() => {
+    harness.anthropic.reset();
+    harness.twilio.reset();
   });
   afterAll(async () => {
     await harness.close();
@@ -20,7 +25,7 @@ describe('a text comes in, a reply goes out', () => {
     expect(response.headers['content-type']).toMatch(/text\/xml/);
     expect(response.body).toContain('<Response');
 
-    const [sent] = await harness.replies(1);
+    const [sent] = await harness.repliesTo('+447400123456', 1);
     expect(sent).toMatchObject({ to: '+447400123456', from: '+15005550006', body: 'Hello! I am Herald. What should I call you?' });
     expect(sent?.statusCallback).toBe('https://herald.test/twilio/status');
 

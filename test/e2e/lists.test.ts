@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { lastToolResults as toolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -9,10 +9,6 @@ import { createUser } from '../reminders/support.js';
  * step, the user's reply, and the rows in the database. Every test asserts its exact
  * number of model calls.
  */
-
-/** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 function plan(task: string): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A list request', goal: 'Manage the user\'s lists', steps: [{ id: 'step_1', agent: 'list-agent', task }] } }] };
@@ -43,7 +39,7 @@ describe('lists through the webhook', () => {
   async function send(body: string): Promise<string> {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     expect(reply?.to).toBe(phone);
     return reply!.body ?? '';
   }
@@ -61,6 +57,26 @@ describe('lists through the webhook', () => {
     });
     return { turn, stepRuns: turn.plans[0]!.stepRuns };
   }
+
+  it('two tools called in one answer: both results go back with the next request, which the API accepts (three model calls)', async () => {
+    harness.anthropic.enqueue(
+      plan('Add milk to the shopping list and nails to the hardware list'),
+      {
+        toolCalls: [
+          { name: 'add_list_items', input: { list: 'shopping', items: ['milk'] } },
+          { name: 'add_list_items', input: { list: 'hardware', items: ['nails'] } },
+        ],
+      },
+      (request) => {
+        // The real API refuses a tool_use whose tool_result is missing (the fake too): one result per call.
+        expect(toolResults(request).map((result) => result.isError)).toEqual([false, false]);
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Added 2 items', reply: 'Added milk and nails.', created: [{ description: 'milk' }, { description: 'nails' }] } }] };
+      },
+    );
+    expect(await send('add milk to shopping and nails to hardware')).toBe('Added milk and nails.');
+    expect(harness.anthropic.requests).toHaveLength(3);
+    expect(await contents()).toEqual({ shopping: ['milk'], hardware: ['nails'] });
+  });
 
   it('creates a list and adds several items in one call: two model calls', async () => {
     harness.anthropic.enqueue(plan('Create a shopping list with milk, eggs and bread'), {
@@ -103,11 +119,11 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Add milk to the user\'s list'),
       { toolCalls: [{ name: 'add_list_items', input: { items: ['milk'] } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result).toEqual({ isError: true, content: 'The user has several lists (shopping, packing). Nothing was changed; Herald asks the user which one (complete with needsClarification).' });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Several lists', needsClarification: true, question: 'Which list?' } }] };
-      }),
+      },
     );
     expect(await send('add milk')).toBe('Which one?\n1) shopping\n2) packing\nReply with its number, or NO to leave it.');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -150,12 +166,12 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Show the shopping list'),
       { toolCalls: [{ name: 'get_lists', input: { name: 'shopping' } }] },
-      checked((request) => {
+      (request) => {
         const shown = JSON.parse(toolResults(request)[0]!.content) as { lists: Array<{ name: string; items: Array<{ text: string; checked: boolean }> }>; isEmpty: boolean };
         expect(shown.isEmpty).toBe(false);
         const lines = shown.lists[0]!.items.map((item) => `${item.checked ? '✓' : '•'} ${item.text}`);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Shown', reply: `Shopping:\n${lines.join('\n')}`, data: { lists: shown.lists } } }] };
-      }),
+      },
     );
     expect(await send("what's on my shopping list?")).toBe('Shopping:\n• milk\n✓ eggs');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -166,10 +182,10 @@ describe('lists through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Show the packing list'),
       { toolCalls: [{ name: 'get_lists', input: { name: 'packing' } }] },
-      checked((request) => {
+      (request) => {
         expect(JSON.parse(toolResults(request)[0]!.content)).toEqual({ lists: [{ name: 'packing', items: [] }], isEmpty: true });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Empty', reply: 'Your packing list is empty.', isEmpty: true } }] };
-      }),
+      },
     );
     expect(await send("what's on my packing list?")).toBe('Your packing list is empty.');
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -200,7 +216,7 @@ describe('lists through the webhook', () => {
           { name: 'complete_step', input: { summary: 'Added 4', reply: 'Added 4 items.', created: ['milk', 'eggs', 'bread', 'butter'].map((description) => ({ description })) } },
         ],
       },
-      checked((request) => {
+      (request) => {
         // The retry is told what went wrong and that the first attempt's changes are real.
         expect(request.allText()).toContain('claimed 4 created but 3 tool call(s) actually created something');
         return {
@@ -209,7 +225,7 @@ describe('lists through the webhook', () => {
             { name: 'complete_step', input: { summary: 'Already there', reply: 'Milk, eggs and bread are on your shopping list.' } },
           ],
         };
-      }),
+      },
     );
     expect(await send('add milk, eggs and bread')).toBe('Milk, eggs and bread are on your shopping list.');
     expect(harness.anthropic.requests).toHaveLength(3);

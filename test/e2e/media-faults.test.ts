@@ -41,7 +41,7 @@ describe('media: bad input and faults', () => {
   async function send(body: string, attachments: Array<{ url: string; type: string }>): Promise<string> {
     const response = await harness.inbound({ from: phone, body, numMedia: attachments.length, extra: mediaFields(attachments) });
     expect(response.statusCode).toBe(200);
-    const [reply] = await harness.repliesTo(phone, 1, 15_000);
+    const [reply] = await harness.repliesTo(phone, 1);
     script.rethrow();
     return reply!.body ?? '';
   }

@@ -9,22 +9,6 @@ import { HeraldHarness } from '../helpers/herald-harness.js';
  * memory or history (FR-7, FR-8). Each test asserts its exact number of model calls.
  */
 
-/**
- * Scripted answers that check the request they answer. A failing expectation inside one
- * would reach the test only as a 500 from the fake; this keeps the real assertion.
- */
-const scriptFailures: unknown[] = [];
-function checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-  return (request) => {
-    try {
-      return script(request);
-    } catch (error) {
-      scriptFailures.push(error);
-      throw error;
-    }
-  };
-}
-
 function plan(task: string, goal = 'Update what Herald remembers'): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A memory write', goal, steps: [{ id: 'step_1', agent: 'memory-agent', task }], responseHint: 'Confirm briefly' } }] };
 }
@@ -35,7 +19,9 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 describe('memory through the orchestrator, end to end', () => {
   let harness: HeraldHarness;
-  const user = '+14155550111';
+  // Each test is a user of its own, with the memory it needs made for it (facts()/remember()).
+  let counter = 0;
+  let user: string;
 
   beforeAll(async () => {
     harness = await HeraldHarness.start();
@@ -43,20 +29,28 @@ describe('memory through the orchestrator, end to end', () => {
   beforeEach(() => {
     harness.anthropic.reset();
     harness.twilio.reset();
+    counter += 1;
+    user = `+1415555${String(1100 + counter)}`;
   });
   afterAll(async () => {
     await harness.close();
   });
 
+  /** The test's user, already remembering `saved` (as the memory agent would have saved them), oldest first. */
+  async function remembering(saved: Array<{ category: string; subject: string; content: string }>) {
+    const { id } = await harness.database.prisma.user.create({ data: { phone: user, timezone: 'America/New_York', updatedAt: new Date() } });
+    for (const fact of saved) await harness.database.prisma.fact.create({ data: { userId: id, ...fact } });
+    return facts();
+  }
+  const VEGETARIAN = { category: 'preferences', subject: 'diet', content: 'Is vegetarian' };
+  const PESCATARIAN = { category: 'preferences', subject: 'diet', content: 'Eats fish (pescatarian)' };
+  const SISTER = { category: 'relationships', subject: 'sister', content: "Sister's name is Dana" };
+
   /** Sends a text from `phone`, waits for the one reply, and returns it. */
   async function send(body: string, phone = user): Promise<string> {
-    const response = await harness.inbound({ from: phone, body });
-    expect(response.statusCode).toBe(200);
-    const [reply] = await harness.replies(1);
-    const [failure] = scriptFailures.splice(0);
-    if (failure) throw failure;
-    expect(reply?.to).toBe(phone);
-    return reply!.body ?? '';
+    const reply = await harness.exchange(phone, body);
+    harness.anthropic.rethrowScriptErrors();
+    return reply;
   }
 
   async function userId(phone = user): Promise<string> {
@@ -121,7 +115,7 @@ describe('memory through the orchestrator, end to end', () => {
     expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
     expect(agentRequest.allText()).not.toContain("remember that I'm vegetarian");
 
-    const plans = await harness.database.prisma.planRun.findMany({ include: { stepRuns: true } });
+    const plans = await harness.database.prisma.planRun.findMany({ where: { turn: { userId: await userId() } }, include: { stepRuns: true } });
     expect(plans).toHaveLength(1);
     const { turn, planRun, steps } = await latestTurn();
     expect(planRun).toMatchObject({ status: 'completed', modelCalls: 2, version: 1, replans: 0, goal: 'Remember that the user is vegetarian and their sister is Dana' });
@@ -146,13 +140,14 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('answers "what do you know about me?" from memory in one model call', async () => {
+    await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const system = request.systemText();
         expect(system).toMatch(/<fact id="[^"]+" category="preferences">Is vegetarian<\/fact>/);
         expect(system).toMatch(/<fact id="[^"]+" category="relationships">Sister's name is Dana<\/fact>/);
         return { text: "You're vegetarian and your sister is Dana." };
-      }),
+      },
     );
     expect(await send('what do you know about me?')).toBe("You're vegetarian and your sister is Dana.");
     expect(harness.anthropic.requests).toHaveLength(1);
@@ -169,7 +164,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('a repeated fact is not stored twice (2 calls)', async () => {
-    const before = await facts();
+    const before = await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(plan('Save this fact: the user is vegetarian (category preferences, subject diet).'), {
       toolCalls: [
         { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'is vegetarian.' } },
@@ -188,7 +183,7 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('a contradicting fact about the same subject updates the old one (2 calls)', async () => {
-    const [diet, sister] = await facts();
+    const [diet, sister] = await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(plan('The user now eats fish. Save it under subject "diet" (category preferences), replacing the old diet fact.'), {
       toolCalls: [
         { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'Eats fish (pescatarian)' } },
@@ -207,14 +202,14 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('"forget that my sister is Dana": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
-    const sister = (await facts()).find((fact) => fact.subject === 'sister')!;
+    const sister = (await remembering([PESCATARIAN, SISTER])).find((fact) => fact.subject === 'sister')!;
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const match = /<fact id="([^"]+)" category="relationships">Sister's name is Dana<\/fact>/.exec(request.systemText());
         expect(match?.[1]).toBe(sister.id);
         return plan(`Remove the saved fact with id ${match![1]} ("Sister's name is Dana").`);
-      }),
-      checked((request) => {
+      },
+      (request) => {
         const factId = UUID.exec(request.lastUserText())?.[0];
         expect(factId).toBe(sister.id);
         return {
@@ -223,7 +218,7 @@ describe('memory through the orchestrator, end to end', () => {
             { name: 'complete_step', input: { summary: 'Removed 1 fact', reply: "Done, I've forgotten that.", deleted: [{ id: factId, description: "Sister's name is Dana" }] } },
           ],
         };
-      }),
+      },
     );
     expect(await send('forget that my sister is Dana')).toBe("Done, I've forgotten that.");
     expect(harness.anthropic.requests).toHaveLength(2);
@@ -234,7 +229,7 @@ describe('memory through the orchestrator, end to end', () => {
   const question = "Whose birthday should I remember, and when is it?";
 
   it('a step that needs clarification: the user gets exactly the question (2 calls)', async () => {
-    const before = await facts();
+    const before = await remembering([PESCATARIAN]);
     harness.anthropic.enqueue(plan('Save the birthday of the person the user calls "him". The user did not say who he is or the date.'), {
       toolCalls: [{ name: 'complete_step', input: { summary: 'Cannot save: unknown person and date', needsClarification: true, question } }],
     });
@@ -249,9 +244,15 @@ describe('memory through the orchestrator, end to end', () => {
   });
 
   it('the answer (within 5 minutes) resumes the plan that asked: its planner sees the question and the earlier request (2 calls)', async () => {
+    await remembering([PESCATARIAN]);
+    harness.anthropic.enqueue(plan('Save the birthday of the person the user calls "him". The user did not say who he is or the date.'), {
+      toolCalls: [{ name: 'complete_step', input: { summary: 'Cannot save: unknown person and date', needsClarification: true, question } }],
+    });
+    expect(await send('remember his birthday')).toBe(question);
     const previousPlan = (await latestTurn()).planRun.id;
+    harness.anthropic.reset();
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         const messages = shownMessages(request);
         const last = messages.at(-1)!;
         expect(last.role).toBe('user');
@@ -264,7 +265,7 @@ describe('memory through the orchestrator, end to end', () => {
         expect(messages.at(-3)).toEqual({ role: 'user', content: 'remember his birthday' });
         expect(request.toolNames()).toContain('create_plan');
         return plan("Save this fact: the user's brother Sam's birthday is May 3 (category relationships, subject \"brother sam birthday\").");
-      }),
+      },
       {
         toolCalls: [
           { name: 'remember_fact', input: { category: 'relationships', subject: 'brother sam birthday', content: "Brother Sam's birthday is May 3" } },

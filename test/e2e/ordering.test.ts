@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeAnthropicServer, RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import { registerWait } from '../fakes/fake-failures.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
@@ -18,26 +19,54 @@ interface ModelCall {
 }
 
 /**
- * Makes the fake model slow (answering `re: <what the user said>` after `delayMs`) and
- * records when each call started and ended, and how many were in flight at once.
+ * An echoing fake model (answering `re: <what the user said>`) that records when each call
+ * started and ended, and how many were in flight at once. Each call takes `delayMs` (the
+ * model's latency: room for turns to overlap if ordering were broken), or, when `held`,
+ * waits until the test calls `release()` (one call per release, in order; a release made
+ * before the call arrives lets it through at once): a turn kept in flight exactly until
+ * the event the test needs has happened.
  * (The wait is inside the script rather than a `{ delayMs, then }` answer: a function
  * script cannot return one whose `then` is a function, as `await` takes it for a promise.)
  */
-function slowEchoModel(anthropic: FakeAnthropicServer, delayMs: number) {
+function echoModel(anthropic: FakeAnthropicServer, options: { delayMs?: number; held?: boolean }) {
   const calls: ModelCall[] = [];
   let active = 0;
   let maxActive = 0;
+  const waiting: Array<() => void> = [];
+  let banked = 0;
+  const permit = (): Promise<void> => {
+    if (banked > 0) {
+      banked -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
   anthropic.setFallback(async (request: RecordedAnthropicRequest): Promise<ScriptedAnthropicResponse> => {
     const call: ModelCall = { number: request.number, text: request.lastUserText(), startedAt: performance.now() };
     calls.push(call);
     active += 1;
     maxActive = Math.max(maxActive, active);
-    await new Promise((resolve) => setTimeout(resolve, delayMs)); // the model's latency
+    if (options.held) await permit();
+    else await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0)); // the model's latency
     active -= 1;
     call.endedAt = performance.now();
     return { text: `re: ${call.text}` };
   });
-  return { calls, maxActive: () => maxActive };
+  return {
+    calls,
+    maxActive: () => maxActive,
+    /** Lets the oldest held call answer (or the next one to arrive). */
+    release: () => {
+      const next = waiting.shift();
+      if (next) next();
+      else banked += 1;
+    },
+  };
+}
+
+/** Waits until Twilio was asked to send a reply echoing `text` (the last message of a burst, whichever turn it fell in). */
+async function replyEchoing(harness: HeraldHarness, text: string): Promise<void> {
+  while (!harness.twilio.messages.some((message) => message.body?.includes(text))) await harness.twilio.waitForMessages(harness.twilio.messages.length + 1);
 }
 
 /** True when no two calls were in flight at the same moment. */
@@ -68,14 +97,15 @@ describe('turn ordering', () => {
 
   it('answers three quick messages from one user one turn at a time, in arrival order', async () => {
     const harness = await start();
-    const model = slowEchoModel(harness.anthropic, 200);
+    const model = echoModel(harness.anthropic, { delayMs: 200 });
     const user = '+14155550201';
     for (const body of ['first: book the flight', 'second: then the hotel', 'third: and a car']) {
       expect((await harness.inbound({ from: user, body })).statusCode).toBe(200);
     }
-    // However the burst was cut into turns, every message is answered once, in order.
-    await harness.replies(1);
-    await harness.herald.stop(10_000);
+    // However the burst was cut into turns, every message is answered once, in order: the
+    // last one's answer is the last reply, and stopping then proves nothing else was coming.
+    await replyEchoing(harness, 'third: and a car');
+    await harness.settle();
 
     expect(overlapping(model.calls)).toEqual([]);
     expect(model.maxActive()).toBe(1);
@@ -88,14 +118,17 @@ describe('turn ordering', () => {
 
   it('starts the next turn only after the previous one ended, and replies in the order the messages came', async () => {
     const harness = await start();
-    const model = slowEchoModel(harness.anthropic, 200);
+    const model = echoModel(harness.anthropic, { held: true });
     const user = '+14155550202';
-    // Each message arrives while the previous turn's model call is still running.
+    // Each message arrives while the previous turn's model call is still running (held until then).
     await harness.inbound({ from: user, body: 'one' });
     await harness.anthropic.waitForRequests(1);
     await harness.inbound({ from: user, body: 'two' });
+    model.release();
     await harness.anthropic.waitForRequests(2);
     await harness.inbound({ from: user, body: 'three' });
+    model.release();
+    model.release();
 
     const replies = await harness.replies(3);
     expect(replies.map((reply) => reply.body)).toEqual(['re: one', 're: two', 're: three']);
@@ -108,16 +141,18 @@ describe('turn ordering', () => {
 
   it('merges a burst that arrives while a turn is running into the next turn', async () => {
     const harness = await start();
-    slowEchoModel(harness.anthropic, 300);
+    const model = echoModel(harness.anthropic, { held: true });
     const user = '+14155550203';
     await harness.inbound({ from: user, body: 'what is on my calendar today?' });
     await harness.anthropic.waitForRequests(1);
-    // Both arrive while turn one is waiting for the model.
+    // Both are stored while turn one is waiting for the model, which answers only then.
     await harness.inbound({ from: user, body: 'and tomorrow' });
     await harness.inbound({ from: user, body: 'oh and friday too' });
+    model.release();
+    model.release();
 
     const replies = await harness.replies(2);
-    await harness.herald.stop(10_000);
+    await harness.settle();
     expect(harness.anthropic.requests).toHaveLength(2);
     expect(harness.anthropic.requests[1]?.lastUserText()).toBe('and tomorrow\noh and friday too');
     expect(replies.map((reply) => reply.body)).toEqual(['re: what is on my calendar today?', 're: and tomorrow\noh and friday too']);
@@ -133,16 +168,19 @@ describe('turn ordering', () => {
 
   it('runs two different users concurrently', async () => {
     const harness = await start();
-    // Each call is held until both have arrived: if one user waited for the other, the
-    // first call would give up after 4 s and that user would get an apology instead.
+    // Each call is held until both have arrived: both users' turns are in flight at once.
+    // Were one user to wait for the other, the first call would wait for ever, and the test
+    // would time out naming the wait.
     let arrived = 0;
     let bothArrived!: () => void;
     const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
+    const stillWaiting = registerWait(barrier, () => `the model calls of two users at once: ${arrived} of 2 arrived`);
+    void barrier.then(stillWaiting);
     const waitForBoth = async (request: RecordedAnthropicRequest): Promise<ScriptedAnthropicResponse> => {
       arrived += 1;
       if (arrived === 2) bothArrived();
-      const met = await Promise.race([barrier.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 4_000, false))]);
-      return met ? { text: `together: ${request.lastUserText()}` } : { error: { status: 500, message: 'the other user never came' } };
+      await barrier;
+      return { text: `together: ${request.lastUserText()}` };
     };
     harness.anthropic.enqueue(waitForBoth, waitForBoth);
 
@@ -162,7 +200,7 @@ describe('turn ordering', () => {
       database: first.database,
       env: { TWILIO_API_BASE_URL: first.twilio.url, ANTHROPIC_BASE_URL: first.anthropic.url },
     });
-    const model = slowEchoModel(first.anthropic, 200);
+    const model = echoModel(first.anthropic, { delayMs: 200 });
     const user = '+14155550206';
 
     // Strictly alternating instances; each message lands while a turn is running.
@@ -179,8 +217,8 @@ describe('turn ordering', () => {
     await second.inbound({ from: user, body: 'b5' });
     await first.inbound({ from: user, body: 'a6' });
     await second.inbound({ from: user, body: 'b7' });
-    await first.replies(5);
-    await Promise.all([first.herald.stop(10_000), second.herald.stop(10_000)]);
+    await replyEchoing(first, 'b7');
+    await Promise.all([first.settle(), second.settle()]);
 
     expect(overlapping(model.calls)).toEqual([]);
     expect(model.maxActive()).toBe(1);

@@ -74,10 +74,11 @@ describe('a process killed while sending a reminder', () => {
     ]);
 
     const second = await startHeraldProcess(env);
-    const [message] = await fakeTwilio.waitForMessages(1, 100_000);
+    const [message] = await fakeTwilio.waitForMessages(1);
     expect(message).toMatchObject({ to: '+14155550190', body: '⏰ Reminder: Call mom' });
-    // Well before the stuck job would have expired.
-    expect(Date.now() - delivery!.handledAt.getTime()).toBeLessThan(110_000);
+    // The follow-up sent it, not a retry of the stuck job: that one is still as the crash left it.
+    const after = await reminderJobs(database);
+    expect(after.find((job) => !job.data.recheck)).toMatchObject({ state: 'active' });
     // A clean shutdown finishes anything in flight; only then can we say "exactly once".
     expect(await second.terminate()).toBe(0);
     expect(fakeTwilio.messages).toHaveLength(1);

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { waitingOnLocks } from '../helpers/lock-race.js';
 import { createUser, eventually, occurrenceJobs, reminderJobs, startQueueWithoutWorkers } from '../reminders/support.js';
 
 /**
@@ -163,6 +164,33 @@ describe('reminder delivery at fake times', () => {
     expect((await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).occurrencesSent).toBe(1);
   });
 
+  it('two deliveries of one occurrence that both started before either could record it: one message, one next occurrence', async () => {
+    const reminder = await create('Take pills', '2026-03-03T09:00', { frequency: 'daily' });
+    const job = { reminderId: reminder.id, dueAt: reminder.nextDueAt!.toISOString() };
+    clock.set('2026-03-03T14:00:01Z');
+    const pool = harness.database.pool;
+    // Both transactions are open and queued on the reminder's lock before either may take it.
+    const holder = await pool.connect();
+    let outcomes: Array<PromiseSettledResult<Awaited<ReturnType<ReturnType<typeof delivery>['deliver']>>>>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminder.id]);
+      const racing = Promise.allSettled([delivery().deliver(job), delivery().deliver(job)]);
+      await eventually(async () => ((await waitingOnLocks(pool)) >= 2 ? true : undefined), 'both deliveries to wait on the reminder\'s lock');
+      await holder.query('COMMIT');
+      outcomes = await racing;
+    } finally {
+      holder.release();
+    }
+
+    const handled = outcomes.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(handled.filter((outcome) => outcome.kind === 'handled' && !outcome.duplicate)).toHaveLength(1);
+    expect(bodies()).toEqual(['⏰ Reminder: Take pills']);
+    expect(await prisma().reminderDelivery.count()).toBe(1);
+    expect((await occurrenceJobs(harness.database, reminder.id)).map((stored) => stored.data.dueAt)).toEqual(['2026-03-03T14:00:00.000Z', '2026-03-04T14:00:00.000Z']);
+    expect((await prisma().reminder.findUniqueOrThrow({ where: { id: reminder.id } })).occurrencesSent).toBe(1);
+  });
+
   it('a job that waited for the reminder\'s lock while another handled the occurrence finds it handled; one that waited out a move finds it stale', async () => {
     const pool = harness.database.pool;
     /** Runs `change` holding the reminder's row lock while a delivery of `dueAt` waits for it. */
@@ -172,10 +200,7 @@ describe('reminder delivery at fake times', () => {
         await holder.query('BEGIN');
         await holder.query(`SELECT 1 FROM "Reminder" WHERE id = $1::uuid FOR UPDATE`, [reminderId]);
         const waiting = delivery().deliver({ reminderId, dueAt: dueAt.toISOString() });
-        await eventually(async () => {
-          const { rows } = await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-          return rows[0]!.count > 0 ? true : undefined;
-        });
+        await eventually(async () => ((await waitingOnLocks(pool)) > 0 ? true : undefined), 'the delivery to wait on the reminder\'s lock');
         await change(holder);
         await holder.query('COMMIT');
         return await waiting;
@@ -419,7 +444,7 @@ describe('a reminder firing for real while Twilio answers 503', () => {
     harness.twilio.failNext({ status: 503 }, { status: 503 });
     const created = await harness.herald.reminders.create(user.id, ZONE, { text: 'Stretch', at: at.toFormat("yyyy-MM-dd'T'HH:mm:ss") });
     expect(created.ok).toBe(true);
-    const [message] = await harness.replies(1, 15_000);
+    const [message] = await harness.replies(1);
     expect(message).toMatchObject({ to: '+14155550164', body: '⏰ Reminder: Stretch' });
     expect(harness.twilio.requests.map((request) => request.status)).toEqual([503, 503, 201]);
     expect(message!.dateCreated.getTime()).toBeGreaterThanOrEqual(at.startOf('second').toMillis());

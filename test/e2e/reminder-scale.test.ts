@@ -59,16 +59,16 @@ describe('two instances delivering 1,000 reminders due in the same minute', () =
       await first.herald.queue.enqueueMany(REMINDER_QUEUE, jobs, prismaSqlExecutor(transaction));
     });
 
-    // No single event covers both fakes: poll their counts (bounded).
+    // No single event covers both fakes: poll their counts.
     const total = () => first.twilio.messages.length + second.twilio.messages.length;
-    await eventually(async () => (total() >= REMINDERS ? true : undefined), 75_000, 100);
+    await eventually(async () => (total() >= REMINDERS ? true : undefined), `${REMINDERS} messages across both fakes`, 100);
     // Every occurrence's job completes (just after its message went out): nothing more is on its way.
     await eventually(async () => {
       const unfinished = await first.database.pool.query<{ count: string }>(
         `SELECT count(*) FROM pgboss.job WHERE name = 'reminder' AND NOT (data ? 'recheck') AND state <> 'completed'`,
       );
       return Number(unfinished.rows[0]!.count) === 0 ? true : undefined;
-    }, 15_000, 100);
+    }, 'every occurrence job completed', 100);
 
     const messages = [...first.twilio.messages, ...second.twilio.messages];
     expect(messages).toHaveLength(REMINDERS);

@@ -31,7 +31,7 @@ describe('a reminder, end to end', () => {
     const reminder = await harness.database.prisma.reminder.findFirstOrThrow();
     expect(reminder).toMatchObject({ text: 'Call mom', status: 'active', timezone: 'America/Los_Angeles' });
 
-    const messages = await harness.replies(2, 15_000);
+    const messages = await harness.replies(2);
     expect(messages[1]?.body).toBe('⏰ Reminder: Call mom');
     const delivered = await harness.database.prisma.reminderDelivery.findMany();
     expect(delivered).toHaveLength(1);

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { formatLocal } from '../../src/reminders/reminder-schedule.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults as toolResults } from '../helpers/model-script.js';
+import { lastToolResults as toolResults } from '../helpers/model-script.js';
 import { createUser, occurrenceJobs } from '../reminders/support.js';
 
 /**
@@ -16,10 +16,6 @@ import { createUser, occurrenceJobs } from '../reminders/support.js';
 
 const ZONE = 'America/New_York';
 const LOCAL = "yyyy-MM-dd'T'HH:mm";
-
-/** Failures inside scripted answers, re-thrown in the test (the fake would only answer 500). */
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 function plan(task: string, goal = 'Manage the user\'s reminders'): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'create_plan', input: { analysis: 'A reminder request', goal, steps: [{ id: 'step_1', agent: 'scheduler-agent', task }] } }] };
@@ -53,7 +49,7 @@ describe('reminders through the webhook', () => {
     const before = harness.twilio.messages.length;
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const messages = await harness.replies(before + 1);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     const reply = messages[before]!;
     expect(reply.to).toBe(phone);
     return reply.body ?? '';
@@ -93,7 +89,7 @@ describe('reminders through the webhook', () => {
     expect((await occurrenceJobs(harness.database, reminder!.id)).map((job) => [job.data.dueAt, job.startAfter])).toEqual([[dueAt.toISOString(), dueAt]]);
     expect((await latestTurn()).modelCalls).toBe(2);
 
-    const fired = await harness.replies(2, 15_000);
+    const fired = await harness.replies(2);
     expect(fired[1]).toMatchObject({ to: phone, body: '⏰ Reminder: Call mom' });
     expect(fired[1]!.dateCreated.getTime()).toBeGreaterThanOrEqual(dueAt.getTime());
     expect(await harness.database.prisma.reminder.findUniqueOrThrow({ where: { id: reminder!.id } })).toMatchObject({ status: 'completed', nextDueAt: null });
@@ -108,7 +104,7 @@ describe('reminders through the webhook', () => {
     harness.anthropic.enqueue(
       plan('List the user\'s reminders'),
       { toolCalls: [{ name: 'get_scheduled_jobs', input: {} }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         const listed = JSON.parse(result!.content) as { reminders: Array<{ id: string; text: string; next: string }>; count: number; isEmpty: boolean };
         expect(listed).toMatchObject({ count: 2, isEmpty: false });
@@ -121,7 +117,7 @@ describe('reminders through the webhook', () => {
             },
           ],
         };
-      }),
+      },
     );
     const reply = await send('what reminders do I have?');
     expect(reply).toBe(`You have 2 reminders:\nDentist appointment: ${dentist.next}\nCall mom: ${mom.next}`);
@@ -133,11 +129,11 @@ describe('reminders through the webhook', () => {
     harness.anthropic.enqueue(
       plan('List the user\'s reminders'),
       { toolCalls: [{ name: 'get_scheduled_jobs', input: {} }] },
-      checked((request) => {
+      (request) => {
         const listed = JSON.parse(toolResults(request)[0]!.content) as { isEmpty: boolean; count: number };
         expect(listed).toEqual({ reminders: [], count: 0, isEmpty: true });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'No reminders', reply: "You don't have any reminders.", isEmpty: true } }] };
-      }),
+      },
     );
     expect(await send('what reminders do I have?')).toBe("You don't have any reminders.");
     const turn = await latestTurn();
@@ -191,12 +187,12 @@ describe('reminders through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Cancel the "call" reminder'),
       { toolCalls: [{ name: 'delete_scheduled_job', input: { match: 'call' } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result?.isError).toBe(true);
         expect(result?.content).toMatch(/^2 reminders match "call": 1\) "Call the plumber" .*2\) "Call mom" .*Nothing was changed; Herald asks the user which one to cancel/);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two reminders match "call"', needsClarification: true, question: 'Which one, the plumber or mom?' } }] };
-      }),
+      },
     );
     const plumber = `Call the plumber, ${formatLocal(tomorrow.toJSDate(), ZONE)}`;
     const mom = `Call mom, ${formatLocal(tomorrow.plus({ hours: 9 }).toJSDate(), ZONE)}`;
@@ -231,13 +227,13 @@ describe('reminders through the webhook', () => {
     harness.anthropic.enqueue(
       plan(`Create a reminder "Call mom" at ${past.toFormat(LOCAL)}`),
       { toolCalls: [{ name: 'create_scheduled_job', input: { text: 'Call mom', at: past.toFormat(LOCAL) } }] },
-      checked((request) => {
+      (request) => {
         const [result] = toolResults(request);
         expect(result?.isError).toBe(true);
         expect(result?.content).toContain('has already passed');
         expect(result?.content).toContain('Nothing was saved');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'The time has passed', needsClarification: true, question } }] };
-      }),
+      },
     );
     expect(await send(`remind me to call mom at ${past.toFormat('h:mm a')}`)).toBe(question);
     expect(harness.anthropic.requests).toHaveLength(3);
@@ -251,10 +247,10 @@ describe('reminders through the webhook', () => {
     harness.anthropic.enqueue(
       plan('Create a very long reminder'),
       { toolCalls: [{ name: 'create_scheduled_job', input: { text: 'y'.repeat(10_000), at: tomorrow.toFormat(LOCAL) } }] },
-      checked((request) => {
+      (request) => {
         expect(toolResults(request)[0]?.content).toContain('The reminder text is 10000 characters; reminders can be at most 500');
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Too long', needsClarification: true, question } }] };
-      }),
+      },
     );
     expect(await send(`remind me tomorrow at 9: ${'y'.repeat(1_200)}`)).toBe(question);
     expect(harness.anthropic.requests).toHaveLength(3);

@@ -8,6 +8,22 @@ import { HeraldHarness } from '../helpers/herald-harness.js';
  * user's problem), leaves its messages pending and its lease free, so another instance
  * answers them.
  */
+/** A model timeout no test lasts: reaching it means the test timed out first. */
+const LONGER_THAN_ANY_TEST_MS = 10 * 60_000;
+
+/** A scripted model answer held until the test calls `answer()`: a turn kept in flight for exactly as long as the test needs. */
+function heldAnswer(text: string): { script: () => Promise<{ text: string }>; answer: () => void } {
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  return {
+    script: async () => {
+      await answered;
+      return { text };
+    },
+    answer,
+  };
+}
+
 describe('graceful shutdown', () => {
   const harnesses: HeraldHarness[] = [];
 
@@ -21,16 +37,19 @@ describe('graceful shutdown', () => {
     for (const harness of harnesses.splice(0)) await harness.close();
   });
 
-  it('lets a turn in flight finish and deliver its reply within the grace period', async () => {
+  it('lets a turn in flight finish and deliver its reply within the grace period, and returns as soon as it has', async () => {
     const harness = await start();
-    harness.anthropic.enqueue({ delayMs: 600, then: { text: 'Finished before shutting down.' } });
+    const model = heldAnswer('Finished before shutting down.');
+    harness.anthropic.enqueue(model.script);
     await harness.inbound({ from: '+14155550701', body: 'quick question' });
     await harness.anthropic.waitForRequests(1);
 
-    const stopping = performance.now();
-    await harness.herald.stop(5_000);
+    // The model answers only once stop() has begun, with a grace far longer than any test
+    // (settle): a stop() that waited it out instead of returning when the turn was done would time out.
+    const stopped = harness.settle();
+    model.answer();
+    await stopped;
     // stop() returned: the reply was already sent, nothing is left in flight.
-    expect(performance.now() - stopping).toBeLessThan(5_000);
     expect(harness.twilio.messages.map((message) => message.body)).toEqual(['Finished before shutting down.']);
 
     const { prisma } = harness.database;
@@ -44,14 +63,13 @@ describe('graceful shutdown', () => {
   });
 
   it('interrupts a turn that outlives the grace period without apologising, and another instance answers it once', async () => {
-    const first = await start();
+    // The model call would time out only after the test has: stop() must end it itself, at the grace.
+    const first = await start({ env: { ANTHROPIC_TIMEOUT_MS: String(LONGER_THAN_ANY_TEST_MS) } });
     first.anthropic.enqueue({ hang: true });
     await first.inbound({ from: '+14155550702', body: 'write me a long essay' });
     await first.anthropic.waitForRequests(1);
 
-    const stopping = performance.now();
     await first.herald.stop(300);
-    expect(performance.now() - stopping).toBeLessThan(5_000);
 
     // Nothing was sent: no reply, and no apology either.
     expect(first.twilio.requests).toHaveLength(0);
@@ -76,7 +94,7 @@ describe('graceful shutdown', () => {
     first.anthropic.enqueue({ text: 'Here is your essay.' });
     const [reply] = await first.replies(1);
     expect(reply).toMatchObject({ to: '+14155550702', body: 'Here is your essay.' });
-    await second.herald.stop(5_000);
+    await second.settle();
 
     expect(first.twilio.messages).toHaveLength(1);
     expect(first.twilio.messages.map((sent) => sent.body)).not.toContain(fallbackReply('apology', null));
@@ -89,12 +107,14 @@ describe('graceful shutdown', () => {
 
   it('does not pick up new work once stopping', async () => {
     const harness = await start();
-    harness.anthropic.enqueue({ delayMs: 400, then: { text: 'first answer' } });
+    const model = heldAnswer('first answer');
+    harness.anthropic.enqueue(model.script);
     await harness.inbound({ from: '+14155550703', body: 'first' });
     await harness.anthropic.waitForRequests(1);
-    const stopped = harness.herald.stop(5_000);
-    // Arrives while the first turn is finishing: it is stored, and left for the next instance.
+    const stopped = harness.settle();
+    // Arrives while the first turn is still waiting for the model: it is stored, and left for the next instance.
     await harness.inbound({ from: '+14155550704', body: 'second user, during shutdown' });
+    model.answer();
     await stopped;
     expect(harness.twilio.messages.map((message) => message.body)).toEqual(['first answer']);
     expect(harness.anthropic.requests).toHaveLength(1);

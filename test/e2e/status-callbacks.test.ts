@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
@@ -20,22 +21,23 @@ describe('status callbacks', () => {
   beforeAll(async () => {
     harness = await HeraldHarness.start();
   });
+  // Each test sends its own reply, to a number of its own, and scripts its own model call.
+  beforeEach(() => {
+    harness.anthropic.reset();
+    harness.twilio.reset();
+  });
   afterAll(async () => {
     await harness.close();
   });
 
   /** Gets a reply sent to `from` and returns its Twilio sid once Herald has recorded it. */
   async function sentReply(from: string): Promise<string> {
-    const before = harness.twilio.messages.length;
     harness.anthropic.enqueue({ text: `Reply for ${from}.` });
     await harness.inbound({ from, body: 'hello' });
-    const messages = await harness.replies(before + 1);
-    const sid = messages.find((message) => message.to === from)!.sid;
+    const [reply] = await harness.repliesTo(from, 1);
+    const sid = reply!.sid;
     // The sid is stored just after Twilio answered the send; callbacks only find the part then.
-    await vi.waitFor(async () => {
-      const row = await harness.database.prisma.outboundMessage.findUnique({ where: { twilioSid: sid } });
-      expect(row?.status).toBe('queued');
-    }, { timeout: 5_000, interval: 20 });
+    await eventually(async () => ((await harness.database.prisma.outboundMessage.findUnique({ where: { twilioSid: sid } }))?.status === 'queued' ? true : undefined), `the part sent as ${sid} recorded as queued`, 20);
     return sid;
   }
 

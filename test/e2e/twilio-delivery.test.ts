@@ -36,7 +36,7 @@ describe('delivery through Twilio', () => {
     h.twilio.failNext({ status: 429, code: 20429 });
     await h.inbound({ from: '+14155550401', body: 'book it' });
     const [sent] = await h.replies(1);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(sent).toMatchObject({ to: '+14155550401', from: HERALD_SMS_NUMBER, body: 'Your table is booked.' });
     expect(h.twilio.requests.map((request) => request.status)).toEqual([429, 201]);
@@ -50,7 +50,7 @@ describe('delivery through Twilio', () => {
     h.twilio.failNext({ status: 503 }, { status: 503 });
     await h.inbound({ from: '+14155550402', body: 'do it' });
     const [sent] = await h.replies(1);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(h.twilio.requests.map((request) => request.status)).toEqual([503, 503, 201]);
     expect(h.twilio.messages).toHaveLength(1);
@@ -62,8 +62,8 @@ describe('delivery through Twilio', () => {
     const h = await startAnswering('Worth the wait.');
     h.twilio.failNext({ status: 429, code: 20429, retryAfterSeconds: 3 });
     await h.inbound({ from: '+14155550411', body: 'hello' });
-    const [sent] = await h.replies(1, 15_000);
-    await h.herald.stop(5_000);
+    const [sent] = await h.replies(1);
+    await h.settle();
 
     const [refused, accepted] = h.twilio.requests;
     expect([refused?.status, accepted?.status]).toEqual([429, 201]);
@@ -79,7 +79,7 @@ describe('delivery through Twilio', () => {
     h.twilio.failNext({ status: 400, code: 21610, message: 'Attempt to send to unsubscribed recipient' });
     await h.inbound({ from: '+14155550403', body: 'remind me' });
     await h.twilio.waitForRequests(1);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(h.twilio.requests).toHaveLength(1);
     expect(h.twilio.messages).toHaveLength(0);
@@ -95,7 +95,7 @@ describe('delivery through Twilio', () => {
     h.twilio.failNext({ status: 400, code: 21211, message: "The 'To' number is not a valid phone number." });
     await h.inbound({ from: '+14155550404', body: 'hello' });
     await h.twilio.waitForRequests(1);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(h.twilio.requests).toHaveLength(1);
     const [row] = await outboundRows(h);
@@ -107,7 +107,7 @@ describe('delivery through Twilio', () => {
     h.twilio.failNext(...Array.from({ length: 10 }, () => ({ status: 503 })));
     await h.inbound({ from: '+14155550405', body: 'hello' });
     await h.twilio.waitForRequests(2);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(h.twilio.requests.map((request) => request.status)).toEqual([503, 503]);
     expect(h.twilio.messages).toHaveLength(0);
@@ -120,15 +120,18 @@ describe('delivery through Twilio', () => {
 
   it('retries a send that timed out (Twilio never answered)', async () => {
     // TwilioTransport takes a timeout but the configuration has no setting for it (15 s
-    // by default): hand Herald a transport with a short one. It is created once the
-    // harness has started its fake Twilio, hence the indirection.
+    // by default): hand Herald a transport whose first send, the one Twilio never answers,
+    // gives up after 300 ms; the retry has the default. Both are created once the harness
+    // has started its fake Twilio, hence the indirection.
     const transport = new LateBoundTransport();
     const h = await startAnswering('Made it eventually.', { transport });
-    transport.target = new TwilioTransport({ accountSid: h.twilio.accountSid, authToken: h.twilio.authToken, apiBaseUrl: h.twilio.url, timeoutMs: 300 });
+    const twilio = { accountSid: h.twilio.accountSid, authToken: h.twilio.authToken, apiBaseUrl: h.twilio.url };
+    transport.first = new TwilioTransport({ ...twilio, timeoutMs: 300 });
+    transport.target = new TwilioTransport(twilio);
     h.twilio.hangNext(1);
     await h.inbound({ from: '+14155550406', body: 'hello' });
     const [sent] = await h.replies(1);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     expect(h.twilio.requests.map((request) => request.status)).toEqual([null, 201]); // the first never got an answer
     expect(h.twilio.messages).toHaveLength(1);
@@ -145,7 +148,7 @@ describe('delivery through Twilio', () => {
     const h = await startAnswering(text, { env: { SMS_MAX_SEGMENTS: '100' } });
     await h.inbound({ from: '+14155550407', body: 'tell me everything' });
     await h.twilio.waitForMessages(3);
-    await h.herald.stop(5_000);
+    await h.settle();
 
     const bodies = h.twilio.messages.map((message) => message.body ?? '');
     expect(bodies.length).toBeGreaterThanOrEqual(3);
@@ -158,6 +161,22 @@ describe('delivery through Twilio', () => {
     expect(rows.every((row) => row.partCount === bodies.length && row.status === 'queued')).toBe(true);
     expect(new Set(rows.map((row) => row.groupId)).size).toBe(1);
     expect(rows.map((row) => row.twilioSid)).toEqual(h.twilio.messages.map((message) => message.sid));
+  });
+
+  it('splits a WhatsApp reply longer than 1600 characters too: every part is one Twilio accepts', async () => {
+    const sentences = Array.from({ length: 60 }, (_, index) => `Sentence number ${index + 1} of the long answer, padded to be wordy enough.`);
+    const text = sentences.join(' ');
+    const h = await startAnswering(text);
+    await h.inbound({ from: 'whatsapp:+14155550412', body: 'tell me everything' });
+    // Answered, and every part settled (sent, or refused for good): nothing more will go.
+    await h.idle('+14155550412');
+
+    // Twilio refuses a body over 1,600 characters (400, 21617): none was refused.
+    expect(h.twilio.requests.map((request) => request.status)).toEqual(h.twilio.messages.map(() => 201));
+    const bodies = h.twilio.messages.map((message) => message.body ?? '');
+    expect(bodies.length).toBeGreaterThanOrEqual(3);
+    expect(h.twilio.messages.every((message) => message.to === 'whatsapp:+14155550412' && message.from === HERALD_WHATSAPP_NUMBER)).toBe(true);
+    expect(bodies.join(' ').split(/\s+/)).toEqual(text.split(/\s+/));
   });
 
   it('sends SMS replies in GSM-7: typographic punctuation becomes plain, so one curly quote does not triple the segments', async () => {
@@ -177,7 +196,7 @@ describe('delivery through Twilio', () => {
     const h = await startAnswering(text, { env: { SMS_MAX_SEGMENTS: '3' } });
     await h.inbound({ from: '+14155550412', body: 'tell me everything' });
     const [sent] = await h.replies(1);
-    await h.herald.stop(5_000);
+    await h.settle();
     expect(h.twilio.messages).toHaveLength(1);
     expect(smsSegments(sent!.body!)).toBeLessThanOrEqual(3);
     const [lead, link] = sent!.body!.split('\n\n');
@@ -239,10 +258,14 @@ describe('delivery through Twilio', () => {
 /** A transport whose real target is set after construction. */
 class LateBoundTransport implements MessageTransport {
   readonly name = 'twilio' as const;
+  /** Takes the first send only, when set. */
+  first: MessageTransport | undefined;
   target: MessageTransport | undefined;
 
   send(message: TransportMessage): Promise<TransportResult> {
-    if (!this.target) throw new Error('LateBoundTransport: no target yet');
-    return this.target.send(message);
+    const next = this.first ?? this.target;
+    this.first = undefined;
+    if (!next) throw new Error('LateBoundTransport: no target yet');
+    return next.send(message);
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { CheckedScript, lastToolResults } from '../helpers/model-script.js';
+import { lastToolResults } from '../helpers/model-script.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -8,8 +8,6 @@ import { createUser } from '../reminders/support.js';
  * on real Postgres, the SMS Twilio receives, and the page that link opens.
  */
 
-const script = new CheckedScript();
-const checked = script.checked.bind(script);
 
 const LINK = /^https:\/\/herald\.test\/p\/[A-Za-z0-9_-]{43}$/;
 
@@ -36,7 +34,7 @@ describe('ui-agent through the webhook', () => {
   async function send(body: string): Promise<string> {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
     const [reply] = await harness.replies(1);
-    script.rethrow();
+    harness.anthropic.rethrowScriptErrors();
     return reply!.body ?? '';
   }
 
@@ -47,7 +45,7 @@ describe('ui-agent through the webhook', () => {
     await harness.herald.lists.addItems(userId, 'packing', ['passport']);
     let link = '';
     harness.anthropic.enqueue(
-      checked((request) => {
+      (request) => {
         // The planner is told what ui-agent is for, and when to use it.
         expect(request.systemText()).toContain('<agent name="ui-agent">');
         expect(request.systemText()).toContain('becomes a page');
@@ -66,13 +64,13 @@ describe('ui-agent through the webhook', () => {
             },
           ],
         };
-      }),
+      },
       { toolCalls: [{ name: 'get_lists', input: {} }] },
-      checked((request) => {
+      (request) => {
         const { lists } = JSON.parse(lastToolResults(request)[0]!.content) as { lists: unknown };
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two lists: shopping, packing', data: { lists } } }] };
-      }),
-      checked((request) => {
+      },
+      (request) => {
         expect(request.toolNames()).toEqual(['render_page', 'delete_page', 'complete_step']);
         // Earlier steps' results reach the page agent; the profile form is offered by id.
         expect(request.allText()).toContain('passport');
@@ -86,15 +84,15 @@ describe('ui-agent through the webhook', () => {
             },
           ],
         };
-      }),
-      checked((request) => {
+      },
+      (request) => {
         const [result] = lastToolResults(request);
         expect(result!.isError).toBe(false);
         const made = JSON.parse(result!.content) as { effect: string; link: string; title: string; notes: string[] };
         expect(made).toMatchObject({ effect: 'created', title: 'Your lists', notes: [] });
         link = made.link;
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Made a page with 2 checklists', created: [{ description: 'page "Your lists"' }], data: { link } } }] };
-      }),
+      },
       // The composer forgets the link: Herald adds the one render_page returned.
       { text: 'Here are your lists.' },
     );
@@ -114,11 +112,11 @@ describe('ui-agent through the webhook', () => {
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'long', goal: 'Show the ideas as a page', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'A page listing 1000 name ideas' }] } }] },
       { toolCalls: [{ name: 'render_page', input: { title: 'Name ideas', sections: [{ kind: 'list', heading: 'Ideas', items: Array.from({ length: 1000 }, (_, index) => `Idea ${index + 1}`) }] } }] },
-      checked((request) => {
+      (request) => {
         const made = JSON.parse(lastToolResults(request)[0]!.content) as { link: string; notes: string[] };
         expect(made.notes).toEqual(['“Ideas”: showing the first 300 of 1000 items.']);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Page made', reply: `Your ideas:\n${made.link}`, created: [{ description: 'page' }], data: { link: made.link } } }] };
-      }),
+      },
     );
     const reply = await send('give me 1000 name ideas');
     const [line, link] = reply.split('\n');
@@ -138,10 +136,10 @@ describe('ui-agent through the webhook', () => {
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'revoke', goal: 'Delete the last page', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'Delete the most recent page' }] } }] },
       { toolCalls: [{ name: 'delete_page', input: {} }] },
-      checked((request) => {
+      (request) => {
         expect(JSON.parse(lastToolResults(request)[0]!.content)).toEqual({ effects: { created: 0, updated: 0, deleted: 1 }, deleted: ['Week'] });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Deleted', reply: 'Done: that page is gone.', deleted: [{ description: 'page "Week"' }] } }] };
-      }),
+      },
     );
     expect(await send('delete that page')).toBe('Done: that page is gone.');
     const gone = await open(made.value.link);
@@ -153,10 +151,10 @@ describe('ui-agent through the webhook', () => {
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'x', goal: 'Show the packing list', steps: [{ id: 'step_1', agent: 'ui-agent', task: 'Page of the packing list' }] } }] },
       { toolCalls: [{ name: 'render_page', input: { title: 'Packing', sections: [{ kind: 'checklist', list: 'packing' }] } }] },
-      checked((request) => {
+      (request) => {
         expect(lastToolResults(request)[0]).toEqual({ isError: true, content: 'There is no "packing" list. Lists: none. No page was made.' });
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Made it', reply: 'Here: https://herald.test/p/made-up', created: [{ description: 'page' }] } }] };
-      }),
+      },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'No packing list', needsClarification: true, question: "You don't have a packing list yet. Want me to start one?" } }] },
     );
     expect(await send('show my packing list')).toBe("You don't have a packing list yet. Want me to start one?");

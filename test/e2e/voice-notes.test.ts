@@ -48,7 +48,7 @@ describe('voice notes', () => {
     const url = harness.twilio.media.add(audio, type);
     const response = await harness.inbound({ from, body: '', numMedia: 1, extra: { MediaUrl0: url, MediaContentType0: type } });
     expect(response.statusCode).toBe(200);
-    const replies = await harness.repliesTo(from, 1, 15_000);
+    const replies = await harness.repliesTo(from, 1);
     script.rethrow();
     return replies[0]!.body ?? '';
   }

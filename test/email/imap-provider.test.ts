@@ -6,6 +6,7 @@ import { randomIds } from '../../src/shared/ids.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
 import type { OutboundAccess } from '../../src/net/outbound-policy.js';
 import { localOutbound } from '../helpers/outbound.js';
+import { itWhen } from '../helpers/preconditions.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { TcpFaultProxy } from '../helpers/tcp-fault-proxy.js';
 import { rawMail } from './mail-fixtures.js';
@@ -207,7 +208,7 @@ describe('IMAP provider: sessions, faults and size', () => {
 
   // This machine's own non-loopback address: a server reached there is "elsewhere".
   const external = Object.values(networkInterfaces()).flat().find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
-  it.skipIf(!external)('never sends a password unencrypted to a server elsewhere: no STARTTLS offered, no login, nothing sent', async () => {
+  itWhen(Boolean(external), 'this machine has no non-loopback IPv4 address to play a server elsewhere')('never sends a password unencrypted to a server elsewhere: no STARTTLS offered, no login, nothing sent', async () => {
     const imapProxy = await TcpFaultProxy.start(dovecot.port, '0.0.0.0');
     const smtpProxy = await TcpFaultProxy.start(smtp.port, '0.0.0.0');
     try {

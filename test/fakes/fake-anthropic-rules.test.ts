@@ -3,7 +3,9 @@
  * (issue 7): what Claude Sonnet/Haiku 5.5 answer 400 to, it answers 400 to, in Anthropic's
  * error shape; their answers carry signed thinking blocks that a tool loop must hand back
  * unchanged; and a marked prefix long enough for the model is cached for five minutes, or an hour
- * when its breakpoint says `ttl: '1h'`.
+ * when its breakpoint says `ttl: '1h'`. Whatever the model, it refuses what the Messages API
+ * refuses in any request (issue 18): "system" messages, empty text, unanswered tool uses, bad
+ * tool names, too many breakpoints.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -221,6 +223,90 @@ describe('FakeAnthropicServer: the current generation\'s rules', () => {
       expect(belowFloor.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
       expect(otherModel.usage.cache_read_input_tokens).toBe(0);
       expect(otherModel.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    });
+  });
+
+  describe('what the API refuses in any request', () => {
+    const model = 'claude-sonnet-5-5';
+
+    /** The API's 400 message for `params` (nothing is scripted: a request that passed would get a 500). */
+    async function refusedWith(params: Record<string, unknown>): Promise<string> {
+      const error = await client.messages.create({ model, max_tokens: 64, ...params } as unknown as MessageCreateParamsNonStreaming).then(
+        () => expect.fail('the request should have been refused'),
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+      return ((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { message: string } }).error.message;
+    }
+
+    const toolTurn = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'get_weather', input: { city: 'Oslo' } }] });
+    const resultTurn = (id: string, extra: unknown[] = []) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }, ...extra] });
+
+    it('a "system" message, and any other role', async () => {
+      expect(await refusedWith({ messages: [{ role: 'system', content: 'You are Herald.' }, hello] })).toBe(
+        'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.',
+      );
+      expect(await refusedWith({ messages: [{ role: 'tool', content: 'x' }] })).toBe("messages.0.role: Input should be 'user' or 'assistant'");
+    });
+
+    it('an empty message, an empty or blank text block, in a message, the system prompt or a tool result', async () => {
+      expect(await refusedWith({ messages: [{ role: 'user', content: '' }] })).toBe('messages.0: all messages must have non-empty content except for the optional final assistant message');
+      expect(await refusedWith({ messages: [{ role: 'user', content: [] }] })).toContain('must have non-empty content');
+      expect(await refusedWith({ messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] })).toBe('messages: text content blocks must be non-empty');
+      expect(await refusedWith({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: ' \n ' }] }] })).toBe('messages: text content blocks must contain non-whitespace text');
+      expect(await refusedWith({ system: [{ type: 'text', text: '' }], messages: [hello] })).toBe('system: text content blocks must be non-empty');
+      expect(await refusedWith({ tools: [weatherTool], messages: [hello, toolTurn('toolu_1'), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '' }] }] }] })).toBe(
+        'messages: text content blocks must be non-empty',
+      );
+    });
+
+    it('a tool_use without its tool_result in the next message, or with text before it', async () => {
+      const missing = 'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.';
+      expect(await refusedWith({ tools: [weatherTool], messages: [hello, toolTurn('toolu_1'), { role: 'user', content: 'and?' }] })).toBe(missing);
+      expect(await refusedWith({ tools: [weatherTool], messages: [hello, toolTurn('toolu_1'), { role: 'user', content: [{ type: 'text', text: 'here:' }, ...resultTurn('toolu_1').content] }] })).toBe(missing);
+      expect(await refusedWith({ tools: [weatherTool], messages: [hello, toolTurn('toolu_1'), { role: 'assistant', content: 'hm' }, resultTurn('toolu_1')] })).toBe(missing);
+    });
+
+    it('a tool_result with no tool_use in the message before it', async () => {
+      expect(await refusedWith({ tools: [weatherTool], messages: [hello, { role: 'assistant', content: 'ok' }, resultTurn('toolu_9')] })).toBe(
+        'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+      );
+    });
+
+    it('a tool name outside the pattern, and two tools of one name', async () => {
+      const named = (name: string) => ({ ...weatherTool, name });
+      expect(await refusedWith({ tools: [named('get weather')], messages: [hello] })).toBe("tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+      expect(await refusedWith({ tools: [weatherTool, named('x'.repeat(129))], messages: [hello] })).toBe("tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+      expect(await refusedWith({ tools: [weatherTool, named('get_weather')], messages: [hello] })).toBe('tools: Tool names must be unique.');
+    });
+
+    it('more than four cache breakpoints, wherever they are', async () => {
+      const marked = { cache_control: { type: 'ephemeral' } };
+      expect(
+        await refusedWith({
+          tools: [{ ...weatherTool, ...marked }],
+          system: [{ type: 'text', text: 'one', ...marked }, { type: 'text', text: 'two', ...marked }],
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'three', ...marked }, { type: 'text', text: 'four', ...marked }] }],
+        }),
+      ).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
+    });
+
+    it('and takes the same request shapes when they are right', async () => {
+      const marked = { cache_control: { type: 'ephemeral' } };
+      fake.enqueue({ text: 'sunny in Oslo' });
+      const message = await client.messages.create({
+        model,
+        max_tokens: 64,
+        tools: [{ ...weatherTool, ...marked }],
+        system: [{ type: 'text', text: 'You are Herald.', ...marked }],
+        messages: [
+          hello,
+          { role: 'assistant', content: [fake.thinkingBlock('weather'), { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }, { type: 'text', text: 'thanks', ...marked }] },
+        ],
+      } as MessageCreateParamsNonStreaming);
+      expect(message.content.at(-1)).toMatchObject({ type: 'text', text: 'sunny in Oslo' });
     });
   });
 });

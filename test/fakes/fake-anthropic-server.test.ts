@@ -142,6 +142,32 @@ describe('FakeAnthropicServer with the real Anthropic SDK', () => {
     expect(fake.pending()).toBe(1);
   });
 
+  it('records what a script threw, answers 500, and gives the error back unchanged', async () => {
+    const failure = new Error('expected the planner to be offered create_plan');
+    fake.enqueue(() => {
+      throw failure;
+    });
+
+    const error: unknown = await client.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+
+    expect(error).toMatchObject({ status: 500, message: expect.stringContaining('scripted response failed: expected the planner to be offered create_plan') });
+    // The shared afterEach would rethrow it; this test meant it, so takes it.
+    expect(fake.takeScriptErrors()).toEqual([failure]);
+    expect(fake.takeScriptErrors()).toEqual([]);
+  });
+
+  it('rethrows a script\'s failing expect with its own message, once', async () => {
+    fake.enqueue((request) => {
+      expect(request.lastUserText()).toBe('something else');
+      return { text: 'unreachable' };
+    });
+
+    await client.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
+
+    expect(() => fake.rethrowScriptErrors()).toThrow("expected 'hi' to be 'something else'");
+    expect(() => fake.rethrowScriptErrors()).not.toThrow();
+  });
+
   it('waits for requests as they arrive and rejects descriptively when they do not', async () => {
     fake.enqueue({ text: 'a' }, { text: 'b' });
     const arrived = fake.waitForRequests(2);

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { recordFakeFailure, rethrowFakeFailures, takeFakeFailures, waitForCount } from './fake-failures.js';
 import { checkModelRules, isFifthGeneration } from './anthropic/model-rules.js';
 import { cacheControlViolation, fakeTokens, PromptCache } from './anthropic/prompt-cache.js';
+import { checkRequestRules } from './anthropic/request-rules.js';
 import { ThinkingSigner, type RedactedThinkingBlock, type SignedThinkingBlock } from './anthropic/thinking-signatures.js';
 import { inspectMediaBlocks, withoutMediaData } from './anthropic/media-blocks.js';
 import { ServerTools, type ScriptedSearchResult } from './anthropic/server-tools.js';
@@ -108,13 +110,9 @@ export class RecordedAnthropicRequest {
     readonly receivedAt: Date,
   ) {}
 
-  /** The system prompt as one string: the `system` parameter (string or text blocks) and any role "system" messages. */
+  /** The system prompt as one string: the `system` parameter, a string or text blocks (the API refuses "system" messages). */
   systemText(): string {
-    const parts = [textOf(this.body.system)];
-    for (const message of this.messages()) {
-      if (message.role === 'system') parts.push(textOf(message.content));
-    }
-    return parts.filter((part) => part.length > 0).join('\n');
+    return textOf(this.body.system);
   }
 
   /**
@@ -206,10 +204,13 @@ export interface FakeAnthropicOptions {
 /**
  * A local stand-in for the Anthropic Messages API (POST /v1/messages, non-streaming), for running
  * the real @anthropic-ai/sdk against. Answers are scripted per request; an unscripted request gets
- * a 500 so a test that forgot to script fails loudly instead of hanging.
+ * a 500 so a test that forgot to script fails loudly instead of hanging, and a script that throws
+ * is recorded for the test to fail with (fake-failures.ts).
  *
- * It is as strict as the real service: for 5.x models it answers 400 (in Anthropic's error shape)
- * to sampling parameters, forced tool choice, thinking budgets or "disabled", and assistant
+ * It is as strict as the real service: it answers 400 (in Anthropic's error shape) to what the
+ * API refuses in any request (anthropic/request-rules.ts: a "system" message, an empty text
+ * block, a tool_use without its tool_result, a bad or repeated tool name, more than four
+ * cache breakpoints), and for 5.x models to sampling parameters, forced tool choice, thinking budgets or "disabled", and assistant
  * prefill (anthropic/model-rules.ts); their answers start with signed thinking blocks, and a
  * tool-loop request whose last assistant turn does not carry them back unchanged is refused. Marked
  * prompt prefixes long enough for the model are cached for five minutes (or the hour a breakpoint's
@@ -271,22 +272,26 @@ export class FakeAnthropicServer {
     return this.queue.length;
   }
 
-  /** Resolves with `requests` once at least `count` arrived; rejects after `timeoutMs`. */
-  waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedAnthropicRequest[]> {
-    if (this.requests.length >= count) return Promise.resolve(this.requests);
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (this.requests.length < count) return;
-        clearTimeout(timer);
-        this.events.off('request', check);
-        resolve(this.requests);
-      };
-      const timer = setTimeout(() => {
-        this.events.off('request', check);
-        reject(new Error(`FakeAnthropicServer: expected ${count} request(s) within ${timeoutMs} ms, got ${this.requests.length}`));
-      }, timeoutMs);
-      this.events.on('request', check);
-    });
+  /**
+   * Resolves with `requests` once at least `count` arrived. It waits as long as the test
+   * does; `timeoutMs` makes it reject after that long instead (fake-failures.ts).
+   */
+  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedAnthropicRequest[]> {
+    return waitForCount(this, this.events, 'request', () => this.requests, count, timeoutMs);
+  }
+
+  /**
+   * Throws, unchanged, the first error a scripted answer of this server threw (an `expect`
+   * inside it), for a test that wants it at once rather than after it ends (when the
+   * shared afterEach of test/helpers/fake-failures-setup.ts rethrows it anyway).
+   */
+  rethrowScriptErrors(): void {
+    rethrowFakeFailures(this);
+  }
+
+  /** Removes and returns the errors this server's scripts threw, for a test that means them to throw. */
+  takeScriptErrors(): unknown[] {
+    return takeFakeFailures(this);
   }
 
   /** Forgets recorded requests, queued answers and the prompt cache, and restores the default fallback. */
@@ -330,11 +335,7 @@ export class FakeAnthropicServer {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      this.route(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
-        // A throwing script is a test bug; answer it as a 500 so the SDK call fails with the reason.
-        const message = `FakeAnthropicServer: scripted response failed: ${error instanceof Error ? error.message : String(error)}`;
-        send(response, errorAnswer({ status: 500, message }));
-      });
+      this.route(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => this.scriptFailed(response, error));
     });
     // A client that gives up mid-request is not the fake's problem; without a listener it would crash the process.
     request.on('error', () => undefined);
@@ -388,9 +389,7 @@ export class FakeAnthropicServer {
         this.delays.delete(delay);
         // The client may have timed out meanwhile; answering a closed socket would only throw.
         if (response.destroyed) return;
-        this.answer(response, recorded, scripted.then).catch((error: unknown) => {
-          send(response, errorAnswer({ status: 500, message: `FakeAnthropicServer: ${String(error)}` }));
-        });
+        this.answer(response, recorded, scripted.then).catch((error: unknown) => this.scriptFailed(response, error));
       }, scripted.delayMs);
       this.delays.add(delay);
       return;
@@ -421,13 +420,23 @@ export class FakeAnthropicServer {
     return violation ? { status: 400, message: violation } : undefined;
   }
 
-  /** The model's rules, then the thinking hand-back: what the real API checks before answering. */
+  /**
+   * A script threw (a failing `expect`, most often): a test bug. It is recorded for the
+   * test to fail with (fake-failures.ts), and answered as a 500 so the call fails too.
+   */
+  private scriptFailed(response: ServerResponse, error: unknown): void {
+    recordFakeFailure(this, error);
+    const message = `FakeAnthropicServer: scripted response failed: ${error instanceof Error ? error.message : String(error)}`;
+    send(response, errorAnswer({ status: 500, message }));
+  }
+
+  /** The request's shape, the model's rules, then the thinking hand-back: what the real API checks before answering. */
   private checkRules(body: Record<string, unknown>): ScriptedErrorResponse['error'] | undefined {
     // A turn the API paused mid server tool (pause_turn) is continued by sending it back: not a prefill.
     const messages0 = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
     const final = messages0.at(-1);
     const paused = final?.role === 'assistant' && Array.isArray(final.content) && (final.content as Array<{ type?: unknown }>).some((block) => block.type === 'server_tool_use');
-    const violation = checkModelRules(paused ? { ...body, messages: messages0.slice(0, -1) } : body);
+    const violation = checkRequestRules(body) ?? checkModelRules(paused ? { ...body, messages: messages0.slice(0, -1) } : body);
     if (violation) return { status: 400, message: violation.message };
     const cacheViolation = cacheControlViolation(body);
     if (cacheViolation) return { status: 400, message: cacheViolation };

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
 import rrule from 'rrule';
+import { recordFakeFailure } from './fake-failures.js';
 import { FakeGmail } from './fake-gmail.js';
 
 const { RRule } = rrule;
@@ -34,6 +35,18 @@ interface StoredEvent {
   instances: Map<string, Partial<StoredEvent> & { status: 'confirmed' | 'cancelled'; etag: string }>;
 }
 
+/** Options for a fake Google. */
+export interface FakeGoogleOptions {
+  /**
+   * The most events one page of events.list holds (default 3). Google may return fewer
+   * events than maxResults asks for and a nextPageToken; a small page makes every list of
+   * a few events take the client's page loop.
+   */
+  pageSize?: number;
+}
+
+const DEFAULT_PAGE_SIZE = 3;
+
 /** What the token endpoint was asked, in order. */
 export interface TokenRequest {
   grantType: string;
@@ -44,8 +57,9 @@ export interface TokenRequest {
  * A local stand-in for Google at the network edge: the OAuth consent page (approves as a
  * configured account), the token endpoint (authorization code with PKCE S256, refresh
  * tokens, `invalid_grant` once revoked) and the Calendar v3 endpoints the official client
- * calls (events list with singleEvents expansion, get, insert, patch, delete; ETags and
- * If-Match), and Gmail v1 ({@link FakeGmail}). Access tokens expire on command, so
+ * calls (events list with singleEvents expansion, paged at a small size; get, insert,
+ * patch, delete; ETags and If-Match; an event without a start or end, or ending before it
+ * starts, refused as Google refuses it), and Gmail v1 ({@link FakeGmail}). Access tokens expire on command, so
  * refreshing is exercised for real. Every token carries the scopes consented to (all of
  * the account's earlier grants too with `include_granted_scopes`, as Google does); an API
  * call its scopes do not cover is a 403 "insufficient authentication scopes".
@@ -72,22 +86,29 @@ export class FakeGoogleServer {
   private readonly accessTokens = new Map<string, { expiresAt: number; email: string; scope: string }>();
   private readonly refreshTokens = new Map<string, { email: string; revoked: boolean; scope: string }>();
   private readonly events = new Map<string, StoredEvent>();
+  private readonly pageTokens = new Map<string, { queryKey: string; offset: number }>();
   private nextFailures: number[] = [];
   private counter = 0;
 
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    /** The most events one list page holds, whatever maxResults asks (see FakeGoogleOptions). */
+    readonly pageSize: number,
   ) {}
 
-  static async start(): Promise<FakeGoogleServer> {
+  static async start(options: FakeGoogleOptions = {}): Promise<FakeGoogleServer> {
     let fake: FakeGoogleServer | undefined;
     const server = createServer((request, response) => {
-      fake!.handle(request, response).catch((error: unknown) => send(response, 500, { error: { code: 500, message: String(error) } }));
+      fake!.handle(request, response).catch((error: unknown) => {
+        // A throw in here is a bug in the fake or in what a test set up: the test fails with it (fake-failures.ts).
+        recordFakeFailure(fake!, error);
+        send(response, 500, { error: { code: 500, message: String(error) } });
+      });
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    fake = new FakeGoogleServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    fake = new FakeGoogleServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, options.pageSize ?? DEFAULT_PAGE_SIZE);
     return fake;
   }
 
@@ -164,14 +185,23 @@ export class FakeGoogleServer {
     const id = match[2] ? decodeURIComponent(match[2]) : undefined;
     const input = body ? (JSON.parse(body) as Partial<StoredEvent>) : {};
     const ifMatch = request.headers['if-match'];
-    if (!id && request.method === 'GET') return send(response, 200, this.list(url.searchParams));
-    if (!id && request.method === 'POST') return send(response, 200, this.insert(input));
+    if (!id && request.method === 'GET') {
+      const listed = this.list(url.searchParams);
+      return 'error' in listed ? send(response, 400, listed) : send(response, 200, listed);
+    }
+    if (!id && request.method === 'POST') {
+      const invalid = checkTimes(input.start, input.end);
+      return invalid ? send(response, 400, invalid) : send(response, 200, this.insert(input));
+    }
     if (!id) return send(response, 405, { error: { code: 405, message: 'Method not allowed' } });
     const found = this.find(id);
     if (!found) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
     if (ifMatch && ifMatch !== found.view.etag) return send(response, 412, { error: { code: 412, message: 'Precondition Failed' } });
     if (request.method === 'GET') return found.view.status === 'cancelled' ? send(response, 410, { error: { code: 410, message: 'Resource has been deleted' } }) : send(response, 200, found.view);
-    if (request.method === 'PATCH') return send(response, 200, this.patch(found, input));
+    if (request.method === 'PATCH') {
+      const invalid = checkTimes(input.start ?? found.view.start, input.end ?? found.view.end);
+      return invalid ? send(response, 400, invalid) : send(response, 200, this.patch(found, input));
+    }
     if (request.method === 'DELETE') {
       this.remove(found);
       response.writeHead(204).end();
@@ -306,16 +336,36 @@ export class FakeGoogleServer {
     }
   }
 
-  private list(query: URLSearchParams): unknown {
+  /**
+   * One page of events.list: at most maxResults (250 by default, 2500 at most) and never more
+   * than this fake's page size, with a nextPageToken while more remain. A token is only good
+   * for the query it came from, as Google's.
+   */
+  private list(query: URLSearchParams): { kind: string; items: unknown[]; nextPageToken?: string } | GoogleError {
     const from = new Date(query.get('timeMin') ?? 0);
     const to = new Date(query.get('timeMax') ?? Date.UTC(2100, 0));
     if (query.get('singleEvents') !== 'true') throw new Error('the fake lists with singleEvents=true only');
+    if (from.getTime() >= to.getTime()) return timeRangeEmpty();
+    const maxResults = Number(query.get('maxResults') ?? 250);
+    if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > 2500) return badRequest('invalid', `Invalid value for maxResults: ${query.get('maxResults')}`);
     const items = [...this.events.values()]
       .filter((event) => event.status !== 'cancelled')
       .flatMap((event) => (event.recurrence ? occurrences(event, from, to) : [view(event)]))
       .filter((item) => item.status !== 'cancelled' && instant(item.start, false).getTime() < to.getTime() && instant(item.end, true).getTime() > from.getTime())
       .sort((left, right) => instant(left.start, false).getTime() - instant(right.start, false).getTime());
-    return { kind: 'calendar#events', items };
+    const queryKey = [...query.entries()].filter(([key]) => key !== 'pageToken').sort(([left], [right]) => left.localeCompare(right)).map(([key, value]) => `${key}=${value}`).join('&');
+    const token = query.get('pageToken');
+    let offset = 0;
+    if (token) {
+      const page = this.pageTokens.get(token);
+      if (!page || page.queryKey !== queryKey) return badRequest('invalid', 'Invalid page token value.');
+      offset = page.offset;
+    }
+    const end = offset + Math.min(maxResults, this.pageSize);
+    if (end >= items.length) return { kind: 'calendar#events', items: items.slice(offset) };
+    const nextPageToken = this.token();
+    this.pageTokens.set(nextPageToken, { queryKey, offset: end });
+    return { kind: 'calendar#events', items: items.slice(offset, end), nextPageToken };
   }
 
   private etag(): string {
@@ -372,6 +422,36 @@ function occurrences(series: StoredEvent, from: Date, to: Date): Array<ReturnTyp
 function instant(time: GoogleTime, _isEnd: boolean): Date {
   if (time.dateTime) return DateTime.fromISO(time.dateTime, { zone: time.timeZone ?? 'UTC' }).toJSDate();
   return DateTime.fromISO(time.date!, { zone: 'UTC' }).toJSDate();
+}
+
+/** Google's error body. */
+interface GoogleError {
+  error: { code: number; message: string; errors: Array<{ domain: string; reason: string; message: string }> };
+}
+
+function badRequest(reason: string, message: string, domain = 'global'): GoogleError {
+  return { error: { code: 400, message, errors: [{ domain, reason, message }] } };
+}
+
+function timeRangeEmpty(): GoogleError {
+  return badRequest('timeRangeEmpty', 'The specified time range is empty.', 'calendar');
+}
+
+/**
+ * What Google refuses in an event's times, with its own messages: no start or end, a
+ * dateTime with no offset and no timeZone, a date start with a dateTime end (or the
+ * reverse), and an end before the start.
+ */
+function checkTimes(start: GoogleTime | undefined, end: GoogleTime | undefined): GoogleError | undefined {
+  if (!start || (!start.date && !start.dateTime)) return badRequest('required', 'Missing start time.');
+  if (!end || (!end.date && !end.dateTime)) return badRequest('required', 'Missing end time.');
+  for (const [name, time] of [['start', start], ['end', end]] as const) {
+    if (time.dateTime && !/(Z|[+-]\d{2}:\d{2})$/.test(time.dateTime) && !time.timeZone) return badRequest('required', `Missing time zone definition for ${name} time.`);
+    if ((time.dateTime && Number.isNaN(instant(time, false).getTime())) || (time.date && !/^\d{4}-\d{2}-\d{2}$/.test(time.date))) return badRequest('invalid', `Invalid ${name} time.`);
+  }
+  if (Boolean(start.date) !== Boolean(end.date)) return badRequest('invalid', 'Start and end times must either both be date or both be dateTime.');
+  if (instant(end, true).getTime() < instant(start, false).getTime()) return timeRangeEmpty();
+  return undefined;
 }
 
 function insufficientScopes(): unknown {

@@ -115,6 +115,36 @@ describe('FakeTwilioServer with the real twilio SDK', () => {
     await expect(client.messages.create({ to, from })).rejects.toMatchObject({ status: 400, code: 21602 });
   });
 
+  it('refuses a body over 1,600 characters with 400 and code 21617, counting an emoji as one character', async () => {
+    await expect(client.messages.create({ to, from, body: 'x'.repeat(1601) })).rejects.toMatchObject({
+      status: 400,
+      code: 21617,
+      message: 'The concatenated message body exceeds the 1600 character limit.',
+    });
+    // 1,600 emoji are 3,200 UTF-16 code units but 1,600 characters: Twilio takes them.
+    await expect(client.messages.create({ to, from, body: '😀'.repeat(1600) })).resolves.toMatchObject({ status: 'queued' });
+    expect(fake.requests.map((request) => request.status)).toEqual([400, 201]);
+  });
+
+  it('refuses addresses that are not E.164 (21211 for To, 21212 for From), and takes short codes and sender ids as From', async () => {
+    for (const bad of ['4155550100', '+1 415 555 0100', '+0123', 'whatsapp:4155550100', 'tel:+14155550100']) {
+      await expect(client.messages.create({ to: bad, from, body: 'hi' }), bad).rejects.toMatchObject({ status: 400, code: 21211 });
+    }
+    for (const bad of ['555-0199', '+', 'whatsapp:herald', 'A sender id too long']) {
+      await expect(client.messages.create({ to, from: bad, body: 'hi' }), bad).rejects.toMatchObject({ status: 400, code: 21212 });
+    }
+    for (const good of ['55555', 'Herald', from]) await expect(client.messages.create({ to, from: good, body: 'hi' })).resolves.toMatchObject({ status: 'queued' });
+    expect(fake.messages).toHaveLength(3);
+  });
+
+  it('refuses a WhatsApp address paired with an SMS one (21910), either way round', async () => {
+    const pair = { status: 400, code: 21910, message: 'Invalid From and To pair. From and To should be of the same channel' };
+    await expect(client.messages.create({ to: `whatsapp:${to}`, from, body: 'hi' })).rejects.toMatchObject(pair);
+    await expect(client.messages.create({ to, from: `whatsapp:${from}`, body: 'hi' })).rejects.toMatchObject(pair);
+    await expect(client.messages.create({ to: `whatsapp:${to}`, from: `whatsapp:${from}`, body: 'hi' })).resolves.toMatchObject({ status: 'queued' });
+    expect(fake.messages.map((message) => message.to)).toEqual([`whatsapp:${to}`]);
+  });
+
   it('works behind a base URL with a path prefix', async () => {
     const prefixed = createTwilioClient({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: `${fake.url}/twilio` });
 

@@ -3,6 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeTwilioMediaStore } from './twilio/media-store.js';
+import { waitForCount } from './fake-failures.js';
 
 /** One POST the fake received, with what it answered. */
 export interface RecordedTwilioRequest {
@@ -66,8 +67,10 @@ const defaultMessages: Record<number, string> = {
 
 /**
  * A local stand-in for Twilio's Messages REST API, for running the real twilio SDK against.
- * It checks Basic auth and the parameters Twilio checks, records every request, and can be told
- * to fail or hang the next requests.
+ * It checks Basic auth and the parameters Twilio checks, with Twilio's error codes (a missing
+ * To, From or Body; an address that is not E.164; a WhatsApp address paired with an SMS one;
+ * a body over 1,600 characters), records every request, and can be told to fail or hang the
+ * next requests.
  */
 export class FakeTwilioServer {
   /** Every POST received since start or the last reset, in order. */
@@ -124,14 +127,17 @@ export class FakeTwilioServer {
     this.hangsLeft += count;
   }
 
-  /** Resolves with `messages` once at least `count` were accepted; rejects after `timeoutMs`. */
-  waitForMessages(count: number, timeoutMs = 5000): Promise<SentTwilioMessage[]> {
-    return this.waitFor('message', () => this.messages, count, timeoutMs);
+  /**
+   * Resolves with `messages` once at least `count` were accepted. It waits as long as the
+   * test does; `timeoutMs` makes it reject after that long instead (fake-failures.ts).
+   */
+  waitForMessages(count: number, timeoutMs?: number): Promise<SentTwilioMessage[]> {
+    return waitForCount(this, this.events, 'message', () => this.messages, count, timeoutMs);
   }
 
-  /** Resolves with `requests` once at least `count` arrived (hanging ones included); rejects after `timeoutMs`. */
-  waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedTwilioRequest[]> {
-    return this.waitFor('request', () => this.requests, count, timeoutMs);
+  /** Resolves with `requests` once at least `count` arrived (hanging ones included); as waitForMessages. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedTwilioRequest[]> {
+    return waitForCount(this, this.events, 'request', () => this.requests, count, timeoutMs);
   }
 
   /** Forgets every request, message, queued failure and pending hang. */
@@ -150,23 +156,6 @@ export class FakeTwilioServer {
     const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
     this.server.closeAllConnections();
     await closed;
-  }
-
-  private waitFor<T>(event: 'message' | 'request', items: () => T[], count: number, timeoutMs: number): Promise<T[]> {
-    if (items().length >= count) return Promise.resolve(items());
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (items().length < count) return;
-        clearTimeout(timer);
-        this.events.off(event, check);
-        resolve(items());
-      };
-      const timer = setTimeout(() => {
-        this.events.off(event, check);
-        reject(new Error(`FakeTwilioServer: expected ${count} ${event}(s) within ${timeoutMs} ms, got ${items().length}`));
-      }, timeoutMs);
-      this.events.on(event, check);
-    });
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
@@ -239,6 +228,8 @@ export class FakeTwilioServer {
     if (!params.Body && !params.ContentSid && !params.MediaUrl) {
       return this.error({ status: 400, code: 21602, message: 'Message body is required.' });
     }
+    const refused = checkMessage(params);
+    if (refused) return this.error(refused);
     return this.accept(params);
   }
 
@@ -320,6 +311,40 @@ export class FakeTwilioServer {
     const headers = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : undefined;
     return headers ? { status: failure.status, body, headers } : { status: failure.status, body };
   }
+}
+
+/** The longest body Twilio accepts, in characters (a longer one is refused, never split for you). */
+export const TWILIO_BODY_LIMIT = 1600;
+
+const e164 = /^\+[1-9]\d{1,14}$/;
+const shortCode = /^\d{3,8}$/;
+// Alphanumeric sender ids: up to 11 letters, digits and spaces, at least one letter.
+const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
+
+/**
+ * What Twilio refuses in a message it could otherwise send, with its own codes: an address
+ * that is not E.164 (21211 for To, 21212 for From), a WhatsApp address paired with an SMS
+ * one (21910), and a body over 1,600 characters (21617).
+ */
+function checkMessage(params: Record<string, string>): TwilioFailure | undefined {
+  const to = params.To ?? '';
+  const toWhatsapp = to.startsWith('whatsapp:');
+  if (!e164.test(toWhatsapp ? to.slice('whatsapp:'.length) : to)) {
+    return { status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` };
+  }
+  const from = params.From;
+  if (from !== undefined) {
+    const fromWhatsapp = from.startsWith('whatsapp:');
+    const valid = fromWhatsapp ? e164.test(from.slice('whatsapp:'.length)) : e164.test(from) || shortCode.test(from) || alphanumericSender.test(from);
+    if (!valid) return { status: 400, code: 21212, message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.` };
+    if (fromWhatsapp !== toWhatsapp) return { status: 400, code: 21910, message: 'Invalid From and To pair. From and To should be of the same channel' };
+  }
+  // Twilio counts characters; a character outside the BMP is one, though two UTF-16 code units.
+  const length = [...(params.Body ?? '')].length;
+  if (length > TWILIO_BODY_LIMIT) {
+    return { status: 400, code: 21617, message: `The concatenated message body exceeds the ${TWILIO_BODY_LIMIT} character limit.` };
+  }
+  return undefined;
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -53,17 +53,8 @@ export async function postInbound(
 }
 
 /** Resolves with whichever instance next logs that it started a turn (the one holding the user's lease). */
-export async function instanceStartingTurn(instances: HeraldProcess[], timeoutMs = 20_000): Promise<HeraldProcess> {
-  const first = await Promise.race(
-    instances.map((instance) =>
-      instance.waitForOutput(/"msg":"turn started"/, timeoutMs, instance.output.length).then(
-        () => instance,
-        () => undefined,
-      ),
-    ),
-  );
-  if (!first) throw new Error(`no instance started a turn within ${timeoutMs} ms`);
-  return first;
+export async function instanceStartingTurn(instances: HeraldProcess[]): Promise<HeraldProcess> {
+  return Promise.any(instances.map((instance) => instance.waitForOutput(/"msg":"turn started"/, instance.output.length).then(() => instance)));
 }
 
 /** What one kill measured. */
@@ -88,7 +79,6 @@ export async function killTurnHolderAndAwaitReply(options: {
   from: string;
   body: string;
   answer: string;
-  waitMs: number;
 }): Promise<CrashTakeover> {
   const { instances, fakeTwilio, fakeAnthropic } = options;
   const requestsBefore = fakeAnthropic.requests.length;
@@ -99,12 +89,12 @@ export async function killTurnHolderAndAwaitReply(options: {
   const status = await postInbound(instances[0], options.publicBaseUrl, fakeTwilio, { from: options.from, body: options.body });
   if (status !== 200) throw new Error(`the webhook answered ${status}`);
   const killed = await holder;
-  await fakeAnthropic.waitForRequests(requestsBefore + 1, 20_000);
+  await fakeAnthropic.waitForRequests(requestsBefore + 1);
   const survivor = instances.find((instance) => instance !== killed)!;
   fakeAnthropic.enqueue({ text: options.answer });
   const killedAt = performance.now();
   await killed.crash();
-  const sent = await fakeTwilio.waitForMessages(sentBefore + 1, options.waitMs);
+  const sent = await fakeTwilio.waitForMessages(sentBefore + 1);
   const crashToReplyMs = performance.now() - killedAt;
   return { killed, survivor, crashToReplyMs, reply: sent[sentBefore]! };
 }

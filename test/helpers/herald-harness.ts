@@ -10,11 +10,14 @@ import type { HostResolver } from '../../src/net/outbound-policy.js';
 import type { Tracing } from '../../src/observability/tracing.js';
 import { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioServer, type SentTwilioMessage } from '../fakes/fake-twilio-server.js';
+import { eventually } from './eventually.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const PUBLIC_BASE_URL = 'https://herald.test';
 export const HERALD_SMS_NUMBER = '+15005550006';
 export const HERALD_WHATSAPP_NUMBER = 'whatsapp:+14155238886';
+/** A shutdown grace no test lasts (see HeraldHarness.settle). */
+const SETTLE_GRACE_MS = 10 * 60_000;
 /** The tests' HERALD_ENCRYPTION_KEY (32 bytes, base64). */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 
@@ -73,7 +76,9 @@ export class HeraldHarness {
       ANTHROPIC_API_KEY: 'test-anthropic-key',
       ANTHROPIC_BASE_URL: fakeAnthropic.url,
       ANTHROPIC_MAX_RETRIES: '0',
-      ANTHROPIC_TIMEOUT_MS: '5000',
+      // Longer than any test: a model call the fake leaves unanswered is the test's to script
+      // ({ hang: true } with a timeout of its own), never one a loaded machine reaches by chance.
+      ANTHROPIC_TIMEOUT_MS: '60000',
       OUTBOX_RETRY_BASE_MS: '5',
       OUTBOX_RETRY_MAX_MS: '50',
       DEFAULT_TIMEZONE: 'America/New_York',
@@ -115,9 +120,9 @@ export class HeraldHarness {
     });
   }
 
-  /** Waits until Twilio has accepted `count` messages in total; returns them. */
-  replies(count: number, timeoutMs = 10_000) {
-    return this.twilio.waitForMessages(count, timeoutMs);
+  /** Waits until Twilio has accepted `count` messages in total (for as long as the test lets it); returns them. */
+  replies(count: number) {
+    return this.twilio.waitForMessages(count);
   }
 
   /** Texts Herald from `from` and returns the next message Herald sends that number. */
@@ -129,14 +134,38 @@ export class HeraldHarness {
     return replies[before]!.body ?? '';
   }
 
-  /** Waits (on Twilio accepting messages, no polling) until `count` messages went to `to`; returns them. */
-  async repliesTo(to: string, count: number, timeoutMs = 10_000): Promise<SentTwilioMessage[]> {
-    const deadline = Date.now() + timeoutMs;
+  /** Waits (on Twilio accepting messages, no polling, for as long as the test lets it) until `count` messages went to `to`; returns them. */
+  async repliesTo(to: string, count: number): Promise<SentTwilioMessage[]> {
     for (;;) {
       const matching = this.twilio.messages.filter((message) => message.to === to);
       if (matching.length >= count) return matching;
-      await this.twilio.waitForMessages(this.twilio.messages.length + 1, Math.max(1, deadline - Date.now()));
+      await this.twilio.waitForMessages(this.twilio.messages.length + 1);
     }
+  }
+
+  /**
+   * Stops Herald once the work in flight is done: after it, nothing more will be sent. The
+   * grace is longer than any test, so a stop() that waited it out instead of returning when
+   * the work was done would time the test out rather than pass on a fast machine only.
+   */
+  async settle(): Promise<void> {
+    await this.herald.stop(SETTLE_GRACE_MS);
+  }
+
+  /**
+   * Waits until everything `phone` sent has been answered (no message of theirs pending)
+   * and nothing to them is left to send: after it, Herald sends them nothing more unless
+   * they write again. For tests that go on with the same Herald (settle() stops it).
+   */
+  async idle(phone: string): Promise<void> {
+    const { prisma } = this.database;
+    await eventually(async () => {
+      const user = await prisma.user.findUnique({ where: { phone }, select: { id: true } });
+      if (!user) return undefined;
+      const pending = await prisma.message.count({ where: { userId: user.id, role: 'user', inboundStatus: 'pending' } });
+      if (pending > 0 || (await this.herald.outbox.hasUndelivered(user.id))) return undefined;
+      return true;
+    }, `${phone}'s messages all answered and sent`);
   }
 
   /** Stops Herald, closes the fakes and drops the database. */

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { registerWait } from '../fakes/fake-failures.js';
 
 /** A Herald server (src/server.ts) running as a separate process, as in production. */
 export interface HeraldProcess {
@@ -11,8 +12,11 @@ export interface HeraldProcess {
   readonly baseUrl: string;
   /** Every stdout line so far. */
   readonly output: string[];
-  /** Resolves with the first output line matching `pattern`, from line `fromLine` on (default: all of them). */
-  waitForOutput(pattern: RegExp, timeoutMs?: number, fromLine?: number): Promise<string>;
+  /**
+   * Resolves with the first output line matching `pattern`, from line `fromLine` on (default:
+   * all of them); rejects if the process exits first. It waits as long as the test lets it.
+   */
+  waitForOutput(pattern: RegExp, fromLine?: number): Promise<string>;
   /** Kills with SIGKILL (a crash) and waits for the exit. */
   crash(): Promise<void>;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
@@ -32,9 +36,9 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts `npm start`'s entry point in a child process with exactly `env` (plus PATH and
- * HOME) and waits until it listens.
+ * HOME) and waits until it listens (or fails if it exits first).
  */
-export async function startHeraldProcess(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<HeraldProcess> {
+export async function startHeraldProcess(env: Record<string, string>): Promise<HeraldProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
     // A fixed test key unless the test sets one (or unsets it, with ''), so no key file is written into the repository.
@@ -56,16 +60,18 @@ export async function startHeraldProcess(env: Record<string, string>, readyTimeo
   createInterface({ input: child.stderr! }).on('line', onLine);
   const exited = once(child, 'exit');
 
-  const waitForOutput = (pattern: RegExp, timeoutMs = 15_000, fromLine = 0) => {
+  // No time limit of its own: a loaded machine may take long to start tsx. A test that
+  // times out while waiting is told what was awaited, and the output so far (fake-failures.ts).
+  const waitForOutput = (pattern: RegExp, fromLine = 0) => {
     const seen = output.slice(fromLine).find((line) => pattern.test(line));
     if (seen) return Promise.resolve(seen);
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${output.join('\n')}`)), timeoutMs);
-      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
-      void exited.then(() => reject(new Error(`process exited before printing ${pattern}; output:\n${output.join('\n')}`)));
+      const unregister = registerWait(child, () => `Herald process: no output matching ${pattern} yet; output:\n${output.slice(-40).join('\n')}`);
+      waiters.push({ pattern, resolve: (line) => (unregister(), resolve(line)) });
+      void exited.then(() => (unregister(), reject(new Error(`process exited before printing ${pattern}; output:\n${output.join('\n')}`))));
     });
   };
-  await waitForOutput(/Herald is listening/, readyTimeoutMs);
+  await waitForOutput(/Herald is listening/);
   return {
     child,
     port,

@@ -1,4 +1,5 @@
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import { rethrowFakeFailures } from '../fakes/fake-failures.js';
 
 /** The planner's answer: one step for `agent`. */
 export function singleStepPlan(agent: string, task: string, goal = task): ScriptedAnthropicResponse {
@@ -6,28 +7,20 @@ export function singleStepPlan(agent: string, task: string, goal = task): Script
 }
 
 /**
- * Scripted model answers that check the request they answer. A failing expectation inside
- * one reaches the test only as a 500 from the fake; `checked` keeps the real assertion so
- * the test can rethrow it (`rethrow()` after the reply arrived).
+ * Kept only for the connect tests (test/e2e/calendar-connect.test.ts, email-connect.test.ts)
+ * while they are being reworked elsewhere: the fakes now record what a script throws
+ * themselves (test/fakes/fake-failures.ts), so `checked` passes a script through unchanged and
+ * `rethrow()` rethrows what the fakes recorded. New tests enqueue plain scripts and call
+ * `harness.anthropic.rethrowScriptErrors()` where they want a failure at once.
  */
 export class CheckedScript {
-  private readonly failures: unknown[] = [];
-
   checked(script: (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse): ScriptedAnthropicResponse {
-    return (request) => {
-      try {
-        return script(request);
-      } catch (error) {
-        this.failures.push(error);
-        throw error;
-      }
-    };
+    return script;
   }
 
-  /** Throws the first assertion a script failed, if any (and forgets them all). */
+  /** Throws the first error a fake's script threw, if any (and forgets them all). */
   rethrow(): void {
-    const [failure] = this.failures.splice(0);
-    if (failure) throw failure;
+    rethrowFakeFailures();
   }
 }
 

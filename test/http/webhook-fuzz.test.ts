@@ -7,8 +7,17 @@ import { reminderQueueDefinition } from '../../src/reminders/reminder-queue.js';
 import { turnQueueDefinition } from '../../src/turns/turn-scheduler.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
 
-/** How many generated webhooks; FUZZ_RUNS overrides (e.g. for a longer local soak). */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+/**
+ * How many generated webhooks: a few hundred in `npm test`, 10,000 in `npm run fuzz`
+ * (FUZZ_RUNS=10000); FUZZ_RUNS overrides either (e.g. for a longer local soak).
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+/**
+ * The generator's seed: random unless FUZZ_SEED is set. It is printed before the run, and a
+ * failure prints the seed and counterexample path, so `FUZZ_SEED=<seed> npm run fuzz`
+ * replays exactly the same requests.
+ */
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 /**
  * Property-based fuzzing of `POST /twilio/messages` through app.inject, against a real
@@ -82,6 +91,7 @@ describe('webhook fuzz', () => {
       signature: fc.constantFrom('valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'wrong', 'missing'),
     });
 
+    process.stdout.write(`webhook fuzz: ${RUNS} runs, seed ${SEED} (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npm run fuzz)\n`);
     const started = performance.now();
     let runs = 0;
     await fc.assert(
@@ -125,7 +135,7 @@ describe('webhook fuzz', () => {
         expect(after - before, 'an accepted webhook was not stored exactly once').toBe(1);
         accepted.set(parsedSid as string, (parsed.Body ?? '').replaceAll('\u0000', '').trim());
       }),
-      { numRuns: RUNS, endOnFailure: true },
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     const seconds = (performance.now() - started) / 1000;
 
@@ -149,7 +159,7 @@ describe('webhook fuzz', () => {
       const { rows: counted } = await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM "Message"');
       return counted[0]!.count;
     }
-  }, 600_000);
+  }, 60_000 + RUNS * 60);
 });
 
 /** Percent-encodes as a client would send it: a lone surrogate goes out as U+FFFD (UTF-8 cannot carry it). */

@@ -47,7 +47,7 @@ describe('log privacy at info', () => {
       },
     );
     expect((await harness.inbound({ from: phone, body: 'remind me to call Dana about lilac-harbor-quartz in 3 seconds' })).statusCode).toBe(200);
-    const [reply, reminder] = await harness.replies(2, 20_000);
+    const [reply, reminder] = await harness.replies(2);
     expect(reply?.body).toBe('Okay: amber-violin-reply, I will remind you.');
     expect(reminder?.body).toContain('lilac-harbor-quartz');
 
@@ -68,7 +68,7 @@ describe('log privacy at info', () => {
     const done = await harness.herald.app.inject({ method: 'GET', url: path(callback), headers: { cookie: new CookieJar().take(started.headers).header(callback) } });
     expect(done.statusCode).toBe(200);
     expect(await harness.database.prisma.connection.count({ where: { userId: user.id } })).toBe(1);
-    await harness.herald.stop(5_000);
+    await harness.settle();
 
     const text = harness.logs.text();
     const lines = harness.logs.lines;

@@ -68,7 +68,7 @@ describe('Prometheus metrics', () => {
     const due = DateTime.now().setZone('America/New_York').plus({ seconds: 2 }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
     const sentBefore = harness.twilio.messages.filter((message) => message.to === phone).length;
     expect((await harness.herald.reminders.create(user.id, 'America/New_York', { text: 'Feed Pemberton', at: due })).ok).toBe(true);
-    const [reminder] = (await harness.repliesTo(phone, sentBefore + 1, 15_000)).slice(sentBefore);
+    const [reminder] = (await harness.repliesTo(phone, sentBefore + 1)).slice(sentBefore);
     expect(reminder?.body).toContain('Reminder');
     // A duplicate delivery and a malformed webhook.
     const sid = 'SM0000000000000000000000000000dupe';

@@ -180,11 +180,10 @@ describe('Scenario: plan exceeds its timeout (C-1, NFR-5)', () => {
       say('I noted alpha but ran out of time for beta and gamma.'),
     ]);
     const deps = makeDeps({ model, limits: { planTimeoutMs: 150, stepTimeoutMs: 20_000 } });
-    const started = Date.now();
 
     const result = await orchestrate(makeContext({ text: 'note alpha, beta and gamma' }), deps);
 
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Cut by the plan's 150 ms, not by the step's 20 s nor B's 30 s: the abort reason below says which.
     expect(result).toMatchObject({ status: 'failed', path: 'plan', failure: { blame: 'timeout' }, reply: 'I noted alpha but ran out of time for beta and gamma.', modelCalls: 4 });
     expect(purposes(model)).toEqual(['planner', 'notes-agent', 'notes-agent', 'composer']);
     // The in-flight call was aborted by the plan timeout, and B was not retried.

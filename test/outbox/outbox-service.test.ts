@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PrismaClient } from '../../src/db/prisma-types.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
 import { OutboxService, type ClaimedMessage, type OutboundDraft } from '../../src/outbox/outbox-service.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { UserService } from '../../src/users/user-service.js';
+import { withReadBarrier } from '../helpers/read-barrier.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /** A transport that answers from a script (default: accepted) and records every call. */
@@ -41,12 +43,12 @@ describe('OutboxService', () => {
     await database.drop();
   });
 
-  function setup(options: { clock?: ManualClock; maxAttempts?: number; inlineWaitLimitMs?: number; senders?: { sms?: string; whatsapp?: string } } = {}) {
+  function setup(options: { clock?: ManualClock; maxAttempts?: number; inlineWaitLimitMs?: number; senders?: { sms?: string; whatsapp?: string }; prisma?: PrismaClient } = {}) {
     const transport = new ScriptedTransport();
     const waits: number[] = [];
     const clock = options.clock;
     const outbox = new OutboxService({
-      prisma: database.prisma,
+      prisma: options.prisma ?? database.prisma,
       pool: database.pool,
       transport,
       users,
@@ -240,6 +242,21 @@ describe('OutboxService', () => {
     expect(await first).toEqual({ kind: 'done' });
     expect(transport.bodies()).toEqual(['one', 'two', 'three']);
     expect((await parts(user.id)).map((part) => part.attempts)).toEqual([1, 1, 1]);
+  });
+
+  it('sends a part once when two flushes both read it as pending before either claims it', async () => {
+    // Both flushes' reads of the user's parts meet at a barrier: each then tries to claim the
+    // same pending part, and only the atomic claim keeps the second from sending it too.
+    const { outbox, transport } = setup({ prisma: withReadBarrier(database.prisma, 'outboundMessage', 'findMany', 2) });
+    const user = await newUser();
+    await stage(outbox, { userId: user.id, text: 'only once' }, user.phone);
+
+    const outcomes = await Promise.all([outbox.flushUser(user.id), outbox.flushUser(user.id)]);
+
+    expect(transport.bodies()).toEqual(['only once']);
+    // The loser stepped back (the part was being sent), or found it sent.
+    expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(expect.arrayContaining(['done']));
+    expect((await parts(user.id)).map((part) => [part.status, part.attempts])).toEqual([['queued', 1]]);
   });
 
   it('delivers each part once when many flushes run at the same time', async () => {

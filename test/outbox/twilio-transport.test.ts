@@ -9,7 +9,7 @@ describe('TwilioTransport', () => {
 
   beforeAll(async () => {
     fake = await FakeTwilioServer.start();
-    transport = new TwilioTransport({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url, timeoutMs: 300 });
+    transport = new TwilioTransport({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url });
   });
   beforeEach(() => fake.reset());
   afterAll(async () => {
@@ -65,10 +65,12 @@ describe('TwilioTransport', () => {
   });
 
   it('calls a timeout retryable', async () => {
+    // A short timeout for the request Twilio never answers; the other tests keep the default.
+    const impatient = new TwilioTransport({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url, timeoutMs: 300 });
     fake.hangNext();
-    const started = performance.now();
-    const result = await transport.send(message);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    const result = await impatient.send(message);
+    // The client gave up: Twilio still has not answered the request.
+    expect(fake.requests.map((request) => request.status)).toEqual([null]);
     expect(result).toMatchObject({ ok: false, retryable: true });
     expect(result).not.toHaveProperty('httpStatus');
   });

@@ -99,10 +99,8 @@ describe('ReminderService', () => {
   it('refuses a rule that never fires, and an invalid one, and saves nothing', async () => {
     const never = await reminders().create(userId, zone, { text: 'Water plants', at: '2026-03-03T09:00', recurrence: { frequency: 'daily', until: '2026-01-01' } });
     expect(!never.ok && never.error).toContain('never produces a reminder');
-    const started = Date.now();
     const invalid = await reminders().create(userId, zone, { text: 'Water plants', at: '2026-03-03T09:00', recurrence: { frequency: 'daily', interval: 7, weekdays: ['MO'] } });
     expect(!invalid.ok && invalid.error).toContain('That repeat rule is not valid');
-    expect(Date.now() - started).toBeLessThan(1_000);
     const over = await reminders().create(userId, zone, { text: 'Water plants', at: '2026-02-02T09:00', recurrence: { frequency: 'daily', count: 3 } });
     expect(!over.ok && over.error).toContain('already in the past');
     await expectNothingSaved();

@@ -57,13 +57,4 @@ export async function createUser(
   });
 }
 
-/** Polls `check` until it returns a value other than undefined (for effects no event announces). */
-export async function eventually<Value>(check: () => Promise<Value | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+export { eventually } from '../helpers/eventually.js';

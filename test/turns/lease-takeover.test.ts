@@ -23,7 +23,7 @@ describe('taking over lapsed turn leases', () => {
 
   it('gives a dead holder\'s user to exactly one of several sweeping instances, closes its turn, and answers once', async () => {
     const earlier = await start();
-    await earlier.herald.stop(1_000);
+    await earlier.settle();
     const harness = await start({ database: earlier.database, start: false });
     const { prisma } = harness.database;
     harness.anthropic.enqueue({ text: 'Back, sorry for the wait.' });
@@ -46,7 +46,7 @@ describe('taking over lapsed turn leases', () => {
     await harness.herald.start();
     const [reply] = await harness.replies(1);
     expect(reply).toMatchObject({ to: '+14155550701', body: 'Back, sorry for the wait.' });
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
     expect(harness.anthropic.requests).toHaveLength(1);
     expect((await prisma.turn.findMany({ where: { userId: user.id }, orderBy: { startedAt: 'asc' } })).map((turn) => turn.status)).toEqual(['failed', 'succeeded']);

@@ -23,7 +23,7 @@ describe('recovery on start-up', () => {
     // An instance has run on this database before (the queue exists), so the webhook
     // stores the message and its turn job; then no worker is running when it arrives.
     const earlier = await start();
-    await earlier.herald.stop(1_000);
+    await earlier.settle();
     const harness = await start({ database: earlier.database, start: false });
     harness.anthropic.enqueue({ text: 'Sorry for the wait: yes, I am here.' });
 
@@ -37,7 +37,7 @@ describe('recovery on start-up', () => {
     await harness.herald.start();
     const [reply] = await harness.replies(1);
     expect(reply).toMatchObject({ to: '+14155550601', body: 'Sorry for the wait: yes, I am here.' });
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
     expect(harness.anthropic.requests).toHaveLength(1);
     const inbound = await harness.database.prisma.message.findMany({ where: { role: 'user' } });
@@ -56,7 +56,7 @@ describe('recovery on start-up', () => {
     await harness.herald.start();
     const [reply] = await harness.replies(1);
     expect(reply).toMatchObject({ to: '+14155550602', body: 'Here now.' });
-    await harness.herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
   });
 
@@ -78,7 +78,7 @@ describe('recovery on start-up', () => {
     await herald.start();
     const [sent] = await harness.replies(1);
     expect(sent).toMatchObject({ to: '+14155550603', from: '+15005550006', body: 'This reply was stored but never sent.' });
-    await herald.stop(5_000);
+    await harness.settle();
     expect(harness.twilio.messages).toHaveLength(1);
     const [row] = await database.prisma.outboundMessage.findMany();
     expect(row).toMatchObject({ status: 'queued', attempts: 1, twilioSid: sent?.sid });
@@ -100,7 +100,7 @@ describe('recovery on start-up', () => {
     await herald.start();
     const [sent] = await harness.replies(1);
     expect(sent?.body).toBe('Second try.');
-    await herald.stop(5_000);
+    await harness.settle();
     const [row] = await database.prisma.outboundMessage.findMany();
     expect(row).toMatchObject({ status: 'queued', attempts: 2, twilioSid: sent?.sid });
   });

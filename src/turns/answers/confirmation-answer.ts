@@ -38,7 +38,8 @@ export function confirmationAnswer(deps: { questions: PendingQuestions; runner: 
             return undefined;
           }
           if (answer === 'no') {
-            await deps.questions.cancel(confirmation, 'declined');
+            // A YES may have claimed it between our read and this NO: say what became of it, never "I won't do that".
+            if (!(await deps.questions.cancel(confirmation, 'declined'))) return settledElsewhere(confirmation, turn, deps);
             return withoutModel({ reply: say(turn.language, 'confirmCancelled') });
           }
           return run(confirmation, turn, deps);
@@ -60,12 +61,7 @@ export function confirmationAnswer(deps: { questions: PendingQuestions; runner: 
 /** Claims the confirmation (only one YES can), runs its actions in order, and records what happened. */
 async function run(confirmation: LatestQuestion, turn: IncomingTurn, deps: { questions: PendingQuestions; runner: ActionRunner }): Promise<TurnOutcome> {
   const claim = await deps.questions.claim(confirmation.id, turn.batch.map((message) => message.id));
-  if (claim === 'taken') {
-    // Another YES got there first (or it expired in between).
-    const status = await deps.questions.statusOf(confirmation.id);
-    const key = status === 'done' ? 'confirmAlreadyDone' : status === 'executing' ? 'confirmUnsure' : 'confirmExpired';
-    return withoutModel({ reply: say(turn.language, key, { minutes: Math.round(deps.questions.ttlMs / 60_000) }) });
-  }
+  if (claim === 'taken') return settledElsewhere(confirmation, turn, deps);
   const { actions } = confirmationPayloadSchema.parse(confirmation.payload);
   const outcome = await runActions(actions, turn, deps.runner);
   await deps.questions.finish(confirmation, outcome.record as Prisma.InputJsonValue, outcome.failures.length === 0);
@@ -76,6 +72,16 @@ async function run(confirmation: LatestQuestion, turn: IncomingTurn, deps: { que
     mayHaveErased: true,
     ...(outcome.failures.length > 0 ? { errorKind: 'tool', errorMessage: outcome.failures.join('; ') } : {}),
   });
+}
+
+/**
+ * The answer when another answer settled the confirmation between our read and our claim (two
+ * YES at once, a YES and a NO, or it expired meanwhile): what became of it.
+ */
+async function settledElsewhere(confirmation: LatestQuestion, turn: IncomingTurn, deps: { questions: PendingQuestions }): Promise<TurnOutcome> {
+  const status = await deps.questions.statusOf(confirmation.id);
+  const key = status === 'done' ? 'confirmAlreadyDone' : status === 'executing' ? 'confirmUnsure' : status === 'cancelled' ? 'confirmCancelled' : 'confirmExpired';
+  return withoutModel({ reply: say(turn.language, key, { minutes: Math.round(deps.questions.ttlMs / 60_000) }) });
 }
 
 /** Runs held actions in order (confirmed): a line each for the reply, and what each gave. */
