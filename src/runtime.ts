@@ -41,6 +41,7 @@ import { profileForm } from './users/profile-form.js';
 import { createHeraldAgents } from './agents/herald-agents.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
 import { createEmailModule, type EmailModule } from './email/email-module.js';
+import { createBrainModule, type BrainModule } from './notes/brain-module.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -75,6 +76,8 @@ export interface HeraldOptions {
   pollingIntervalSeconds?: number;
   /** Resolves the host names of servers users connect (tests map names to addresses); default the system's. */
   resolver?: HostResolver;
+  /** How the second brain's search runs and reaches the embeddings service (tests of its fallbacks). */
+  brain?: Pick<Parameters<typeof createBrainModule>[0], 'capabilities' | 'fetch'>;
 }
 
 /** A wired Herald: the HTTP app plus the workers behind it. */
@@ -92,6 +95,8 @@ export interface Herald {
   calendar: CalendarModule;
   /** The user's mailbox (IMAP/SMTP, Gmail) and email-agent. */
   email: EmailModule;
+  /** Notes and the search over notes and facts. */
+  brain: BrainModule;
   /** Who may use Herald: the invite list and invite codes. */
   access: AccessService;
   /** MY DATA pages and DELETE MY DATA. */
@@ -172,6 +177,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
   const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
+  const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -192,7 +198,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens),
+    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email, brain }, config.limits.agentPromptTokens),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
@@ -300,6 +306,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     pages,
     calendar,
     email,
+    brain,
     access,
     eraser,
     outboundFeed,

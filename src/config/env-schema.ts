@@ -223,6 +223,16 @@ export const environmentSchema = z
     NEW_USERS_PER_HOUR: integer(30, 1),
     USER_DAILY_BUDGET_USD: unsetWhenEmpty(usd.default(0.5)),
     DAILY_BUDGET_USD: unsetWhenEmpty(usd.optional()),
+
+    EMBEDDINGS_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
+    EMBEDDINGS_API_KEY: optionalString,
+    EMBEDDINGS_MODEL: optionalString,
+    EMBEDDINGS_DIMENSIONS: unsetWhenEmpty(z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(16_000)).optional()),
+    EMBEDDINGS_TIMEOUT_MS: integer(3_000, 1),
+    EMBEDDINGS_BATCH_SIZE: integer(64, 1, 2048),
+    EMBEDDINGS_PRICE_PER_MTOK: unsetWhenEmpty(usd.default(0.13)),
+    NOTES_MAX_PER_USER: integer(10_000, 1),
+    CONTACTS_MAX_PER_USER: integer(5_000, 1),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one
@@ -239,6 +249,10 @@ export const environmentSchema = z
         path: ['TWILIO_SMS_FROM'],
         message: 'set TWILIO_SMS_FROM or TWILIO_WHATSAPP_FROM so Herald has a number to reply from',
       });
+    }
+    const embeddings = [environment.EMBEDDINGS_BASE_URL, environment.EMBEDDINGS_API_KEY, environment.EMBEDDINGS_MODEL];
+    if (embeddings.some(Boolean) && !embeddings.every(Boolean)) {
+      context.addIssue({ code: 'custom', path: ['EMBEDDINGS_MODEL'], message: 'set EMBEDDINGS_BASE_URL, EMBEDDINGS_API_KEY and EMBEDDINGS_MODEL together, or none of them' });
     }
     if (Boolean(environment.GOOGLE_CLIENT_ID) !== Boolean(environment.GOOGLE_CLIENT_SECRET)) {
       context.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither' });
@@ -276,4 +290,4 @@ export const environmentSchema = z
 export type Environment = z.infer<typeof environmentSchema>;
 
 /** Variables whose values must never be printed or logged. */
-export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET'] as const;
+export const secretVariables = ['TWILIO_AUTH_TOKEN', 'ANTHROPIC_API_KEY', 'DATABASE_URL', 'HERALD_ENCRYPTION_KEY', 'GOOGLE_CLIENT_SECRET', 'EMBEDDINGS_API_KEY'] as const;

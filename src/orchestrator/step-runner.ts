@@ -7,7 +7,7 @@ import type { Clock } from '../shared/clock.js';
 import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
-import { defineTool, type ToolDefinition } from '../tools/tool.js';
+import { defineTool, type ToolContext, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
@@ -21,6 +21,8 @@ export interface StepRunnerDependencies {
   logger: Logger;
   /** Model calls a sub-agent may make in one attempt. */
   maxIterations: number;
+  /** Where tools report what other paid services (embeddings) cost the turn. */
+  recordCost?: ToolContext['recordCost'];
 }
 
 /** One attempt at one step. */
@@ -73,7 +75,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       messages: [{ role: 'user', content: task }],
       tools: agent.tools,
       finishTool: completeStep,
-      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, clock: deps.clock, logger: deps.logger, signal: attempt.signal },
+      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, clock: deps.clock, logger: deps.logger, signal: attempt.signal, recordCost: deps.recordCost },
       maxIterations: deps.maxIterations,
       signal: attempt.signal,
       progress,

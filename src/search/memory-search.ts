@@ -1,0 +1,183 @@
+import type pg from 'pg';
+import type { Logger } from '../logging/logger.js';
+import type { EmbeddingCostSink, EmbeddingIndexer } from './embedding-indexer.js';
+import { anyWordQuery, queryWords } from './query-words.js';
+import { fuseRankings, type RankedList } from './rank-fusion.js';
+import type { SearchCapabilities } from './search-capabilities.js';
+
+/** What search_memory looks through. */
+export type MemoryKind = 'note' | 'fact';
+
+/** How a hit was found: full-text search, trigram similarity, or embeddings. */
+export type SearchLeg = 'text' | 'trigram' | 'meaning';
+
+/** One result: a note or fact id, its fused score, and the legs that found it. */
+export interface SearchHit {
+  kind: MemoryKind;
+  id: string;
+  score: number;
+  foundBy: SearchLeg[];
+}
+
+/** A search's results and how it was done. */
+export interface SearchOutcome {
+  hits: SearchHit[];
+  /** The legs that ran ("meaning" is missing when embeddings are off or failed). */
+  legs: SearchLeg[];
+  /** Set when embeddings are configured but could not be used this time. */
+  degraded?: string;
+}
+
+/** Candidates each leg hands to the fusion, per phrasing. */
+const PER_LEG = 40;
+/** Trigram similarity at which a query word counts as found in a document (pg_trgm's default is 0.6; typos need a little less). */
+const WORD_SIMILARITY = 0.5;
+
+/**
+ * One retrieval for notes and facts (DESIGN.md `search_memory`), always scoped to one user:
+ * Postgres full-text search (each document stemmed with its own language's configuration;
+ * the query parsed once per configuration the user's documents use), trigram similarity of
+ * the query's words where pg_trgm is installed, and, when an embeddings service is
+ * configured, cosine similarity of embeddings (pgvector's operator where the server has it,
+ * herald_search.cosine over stored arrays otherwise). Every phrasing runs every leg, and the
+ * ranked lists are fused by reciprocal rank. When embeddings fail, the text legs still answer.
+ */
+export class MemorySearch {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly capabilities: SearchCapabilities,
+    private readonly indexer: EmbeddingIndexer | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The legs this deployment runs when all is well. */
+  get legs(): SearchLeg[] {
+    return ['text', ...(this.capabilities.trigram ? (['trigram'] as const) : []), ...(this.indexer ? (['meaning'] as const) : [])];
+  }
+
+  /**
+   * Searches `userId`'s memory with one or more phrasings of the same question. An empty
+   * result is an answer (nothing matched), not an error.
+   */
+  async search(
+    userId: string,
+    phrasings: string[],
+    options: { kinds?: MemoryKind[]; limit?: number; textOnly?: boolean; onCost?: EmbeddingCostSink; signal?: AbortSignal } = {},
+  ): Promise<SearchOutcome> {
+    const kinds = options.kinds ?? ['note', 'fact'];
+    const limit = options.limit ?? 5;
+    const cleaned = phrasings.map((phrasing) => phrasing.trim()).filter((phrasing) => queryWords(phrasing).length > 0);
+    if (cleaned.length === 0) return { hits: [], legs: [] };
+
+    const legs = new Set<SearchLeg>(['text']);
+    const lists: RankedList[] = [];
+    const found = new Map<string, Set<SearchLeg>>();
+    const add = (leg: SearchLeg, rows: Array<{ id: string; kind: MemoryKind }>) => {
+      lists.push(rows.map((row) => `${row.kind}:${row.id}`));
+      for (const row of rows) {
+        const key = `${row.kind}:${row.id}`;
+        found.set(key, (found.get(key) ?? new Set()).add(leg));
+      }
+    };
+
+    let queryVectors: number[][] | undefined;
+    let degraded: string | undefined;
+    if (this.indexer && !options.textOnly) {
+      queryVectors = await this.indexer.embedWithPending(userId, cleaned, options.onCost, options.signal);
+      if (!queryVectors) degraded = 'embeddings unavailable: searched by words only';
+    }
+
+    for (const [index, phrasing] of cleaned.entries()) {
+      const words = queryWords(phrasing);
+      add('text', await this.textLeg(userId, words, kinds));
+      if (this.capabilities.trigram && !options.textOnly) {
+        legs.add('trigram');
+        add('trigram', await this.trigramLeg(userId, words, kinds));
+      }
+      const vector = queryVectors?.[index];
+      if (vector) {
+        legs.add('meaning');
+        add('meaning', await this.vectorLeg(userId, vector, kinds));
+      }
+    }
+
+    const hits = fuseRankings(lists)
+      .slice(0, limit)
+      .map(({ key, score }) => {
+        const [kind, id] = key.split(':') as [MemoryKind, string];
+        return { kind, id, score: Math.round(score * 10_000) / 10_000, foundBy: [...(found.get(key) ?? [])] };
+      });
+    this.logger.debug({ userId, phrasings: cleaned.length, hits: hits.length, legs: [...legs] }, 'memory searched');
+    return { hits, legs: [...legs], ...(degraded ? { degraded } : {}) };
+  }
+
+  /** Full-text search: any of the words (longer ones as prefixes), ranked by cover density. */
+  private async textLeg(userId: string, words: string[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
+    const expression = anyWordQuery(words);
+    if (!expression) return [];
+    const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
+      `WITH query AS (
+         SELECT herald_search.tsquery_or_agg(to_tsquery(c.config, $2)) AS q
+           FROM (SELECT DISTINCT config FROM herald_search.document WHERE user_id = $1::uuid AND kind = ANY($3::text[])) c
+       )
+       SELECT d.id, d.kind FROM herald_search.document d, query
+        WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[]) AND d.tsv @@ query.q
+        ORDER BY ts_rank_cd(d.tsv, query.q, 1) DESC, d.id LIMIT $4`,
+      [userId, expression, kinds, PER_LEG],
+    );
+    return rows;
+  }
+
+  /** Trigram similarity: each word (not a stopword, four letters or more) against the document's text, typos included. */
+  private async trigramLeg(userId: string, words: string[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
+    const candidates = words.filter((word) => word.length >= 4);
+    if (candidates.length === 0) return [];
+    const schema = `"${this.capabilities.trigram!.schema.replaceAll('"', '""')}"`;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(WORD_SIMILARITY)]);
+      const { rows } = await client.query<{ id: string; kind: MemoryKind }>(
+        `WITH words AS (
+           SELECT w FROM unnest($2::text[]) AS w
+            WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT config FROM herald_search.document WHERE user_id = $1::uuid) c
+                               WHERE c.config <> 'simple'::regconfig AND to_tsvector(c.config, w) = ''::tsvector)
+         )
+         SELECT d.id, d.kind FROM herald_search.document d JOIN words ON words.w OPERATOR(${schema}.<%) d.text
+          WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[])
+          GROUP BY d.id, d.kind
+          ORDER BY sum(${schema}.word_similarity(words.w, d.text)) DESC, d.id LIMIT $4`,
+        [userId, candidates, kinds, PER_LEG],
+      );
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Embedding similarity, under the current model only (another model's vectors are not comparable). */
+  private async vectorLeg(userId: string, vector: number[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
+    const model = this.indexer!.client.model;
+    if (this.capabilities.vector) {
+      const type = `"${this.capabilities.vector.schema.replaceAll('"', '""')}".vector`;
+      const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
+        `SELECT id, kind FROM herald_search.document
+          WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
+          ORDER BY embedding_vector OPERATOR(${type.replace(/\.vector$/, '')}.<=>) $2::real[]::${type}, id LIMIT $6`,
+        [userId, vector, kinds, model, vector.length, PER_LEG],
+      );
+      return rows;
+    }
+    const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
+      `SELECT id, kind FROM herald_search.document
+        WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
+        ORDER BY herald_search.cosine(embedding, $2::real[]) DESC NULLS LAST, id LIMIT $6`,
+      [userId, vector, kinds, model, vector.length, PER_LEG],
+    );
+    return rows;
+  }
+}
