@@ -152,7 +152,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
-  const facts = new FactService(prisma, database.pool, clock);
+  const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
+  const facts = new FactService(prisma, database.pool, clock, brain.similarFacts);
   const reminders = new ReminderService(prisma, queue, clock, {
     maxTextLength: config.reminders.maxTextLength,
     maxActivePerUser: config.reminders.maxActivePerUser,
@@ -177,7 +178,6 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
   const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
-  const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');

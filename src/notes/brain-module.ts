@@ -5,6 +5,7 @@ import { EmbeddingIndexer } from '../search/embedding-indexer.js';
 import { EmbeddingsClient } from '../search/embeddings-client.js';
 import { MemorySearch } from '../search/memory-search.js';
 import { prepareSearch, type SearchCapabilities } from '../search/search-capabilities.js';
+import { SimilarFacts } from '../search/similar-facts.js';
 import type { Clock } from '../shared/clock.js';
 import { NoteService } from './note-service.js';
 
@@ -28,7 +29,7 @@ export async function createBrainModule(deps: {
   const indexer = settings ? new EmbeddingIndexer(deps.database.pool, new EmbeddingsClient(settings, deps.fetch), logger) : undefined;
   const search = new MemorySearch(deps.database.pool, capabilities, indexer, logger);
   const notes = new NoteService(deps.database.prisma, deps.clock, { maxPerUser: deps.config.brain.maxNotesPerUser }, indexer);
-  return { capabilities, indexer, search, notes };
+  return { capabilities, indexer, search, notes, similarFacts: new SimilarFacts(capabilities, indexer) };
 }
 
 /** The wired second brain. */

@@ -1,6 +1,6 @@
 import type { Note } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
-import type { EmbeddingIndexer } from '../search/embedding-indexer.js';
+import { embeddingCostSink, type EmbeddingIndexer } from '../search/embedding-indexer.js';
 import type { Clock } from '../shared/clock.js';
 import type { ToolContext } from '../tools/tool.js';
 import { detectLanguage } from './note-language.js';
@@ -85,8 +85,7 @@ export class NoteService {
    */
   async afterWrite(userId: string, context: Pick<ToolContext, 'recordCost' | 'signal'>): Promise<void> {
     if (!this.indexer) return;
-    const { recordCost } = context;
-    await this.indexer.embedWithPending(userId, [], recordCost ? (cost) => recordCost({ service: `embeddings:${cost.model}`, tokens: cost.tokens, costUsd: cost.costUsd }) : undefined, context.signal);
+    await this.indexer.embedWithPending(userId, [], embeddingCostSink(context), context.signal);
   }
 
   /** Saves a note; refused (nothing saved) past the size limit or the user's note limit. */

@@ -1,10 +1,17 @@
 import type pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import { describeError } from '../shared/errors.js';
+import type { ToolContext } from '../tools/tool.js';
 import { EmbeddingsUnavailable, type EmbeddingsClient } from './embeddings-client.js';
 
 /** What embedding calls cost, reported to the turn that made them (its cost and the user's budget). */
 export type EmbeddingCostSink = (cost: { model: string; tokens: number; costUsd: number }) => void;
+
+/** A tool's way to report the turn's costs, as a sink for embedding costs (undefined outside a turn). */
+export function embeddingCostSink(context: Pick<ToolContext, 'recordCost'>): EmbeddingCostSink | undefined {
+  const { recordCost } = context;
+  return recordCost ? (cost) => recordCost({ service: `embeddings:${cost.model}`, tokens: cost.tokens, costUsd: cost.costUsd }) : undefined;
+}
 
 /** The most of a user's waiting documents embedded in one go (one or a few batched requests). */
 const PENDING_PER_PASS = 64;

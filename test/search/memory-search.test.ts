@@ -5,6 +5,7 @@ import { NoteService } from '../../src/notes/note-service.js';
 import { EmbeddingIndexer } from '../../src/search/embedding-indexer.js';
 import { EmbeddingsClient } from '../../src/search/embeddings-client.js';
 import { MemorySearch } from '../../src/search/memory-search.js';
+import { SimilarFacts } from '../../src/search/similar-facts.js';
 import { prepareSearch, type SearchCapabilities } from '../../src/search/search-capabilities.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { FakeEmbeddingsServer } from '../fakes/fake-embeddings-server.js';
@@ -189,5 +190,30 @@ describe('memory search', () => {
       error: 'The user already has 2 notes, the most Herald keeps. Nothing was saved: they can delete notes they no longer need first.',
     });
     expect(await database.prisma.note.count({ where: { userId } })).toBe(2);
+  });
+
+  describe('facts that say the same thing update one fact', () => {
+    it('by meaning, where embeddings are configured', async () => {
+      const userId = await newUser();
+      const facts = new FactService(database.prisma, database.pool, clock, new SimilarFacts({}, indexerFor()));
+      const first = await facts.remember(userId, { category: 'personal', subject: 'home', content: 'Lives in Tel Aviv' });
+      const again = await facts.remember(userId, { category: 'personal', content: 'Home is in Tel Aviv' });
+      expect(again).toMatchObject({ effect: 'updated', fact: { id: first.fact.id, content: 'Home is in Tel Aviv' } });
+      const other = await facts.remember(userId, { category: 'work', content: 'Works in Tel Aviv' });
+      expect(other.effect).toBe('created');
+      expect(await database.prisma.fact.count({ where: { userId } })).toBe(2);
+    });
+
+    it('by trigram similarity otherwise, and only exact repeats without either', async () => {
+      const userId = await newUser();
+      const plain = new FactService(database.prisma, database.pool, clock, new SimilarFacts({}, undefined));
+      const first = await plain.remember(userId, { category: 'preferences', content: 'Is vegetarian' });
+      expect((await plain.remember(userId, { category: 'preferences', content: 'Is a vegetarian' })).effect).toBe('created');
+      await database.prisma.fact.deleteMany({ where: { userId, id: { not: first.fact.id } } });
+      if (!capabilities.trigram) return;
+      const facts = new FactService(database.prisma, database.pool, clock, new SimilarFacts(capabilities, undefined));
+      expect(await facts.remember(userId, { category: 'preferences', content: 'Is a vegetarian' })).toMatchObject({ effect: 'updated', fact: { id: first.fact.id } });
+      expect((await facts.remember(userId, { category: 'preferences', content: 'Allergic to peanuts' })).effect).toBe('created');
+    });
   });
 });

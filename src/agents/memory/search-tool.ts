@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FactService } from '../../memory/fact-service.js';
 import type { NoteService } from '../../notes/note-service.js';
 import type { MemorySearch } from '../../search/memory-search.js';
+import { embeddingCostSink } from '../../search/embedding-indexer.js';
 import { defineTool, ok } from '../../tools/tool.js';
 
 /** How much of a note a search result shows: enough to answer most questions, not the whole article. */
@@ -33,13 +34,8 @@ export function searchMemoryTool(search: MemorySearch, notes: NoteService, facts
       limit: z.number().int().min(1).max(10).optional().describe('How many results (default 5)'),
     }),
     run: async (input, context) => {
-      const { recordCost } = context;
-      const outcome = await search.search(context.userId, input.queries, {
-        kinds: input.kinds,
-        limit: input.limit ?? 5,
-        signal: context.signal,
-        ...(recordCost ? { onCost: (cost) => recordCost({ service: `embeddings:${cost.model}`, tokens: cost.tokens, costUsd: cost.costUsd }) } : {}),
-      });
+      const onCost = embeddingCostSink(context);
+      const outcome = await search.search(context.userId, input.queries, { kinds: input.kinds, limit: input.limit ?? 5, signal: context.signal, ...(onCost ? { onCost } : {}) });
       const noteIds = outcome.hits.filter((hit) => hit.kind === 'note').map((hit) => hit.id);
       const [foundNotes, allFacts] = await Promise.all([
         notes.getMany(context.userId, noteIds),
