@@ -42,6 +42,7 @@ import { createHeraldAgents } from './agents/herald-agents.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
 import { createEmailModule, type EmailModule } from './email/email-module.js';
 import { createBrainModule, type BrainModule } from './notes/brain-module.js';
+import { createContactsModule, type ContactsModule } from './contacts/contacts-module.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -51,6 +52,7 @@ import { BudgetGuard } from './budgets/budget-guard.js';
 import { resolveEncryptionKey } from './connections/encryption-key.js';
 import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
 import { MyDataPage } from './data-rights/my-data-page.js';
+import { DataExport } from './data-rights/data-export.js';
 import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
 import { AllowedHosts } from './net/allowed-hosts.js';
@@ -97,6 +99,8 @@ export interface Herald {
   email: EmailModule;
   /** Notes and the search over notes and facts. */
   brain: BrainModule;
+  /** The people in the user's life, and contacts-agent. */
+  contacts: ContactsModule;
   /** Who may use Herald: the invite list and invite codes. */
   access: AccessService;
   /** MY DATA pages and DELETE MY DATA. */
@@ -176,8 +180,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   );
   // The one rule for every server a user points Herald at (CalDAV, IMAP, SMTP): src/net.
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
-  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
+  const contacts = createContactsModule({ config, prisma, clock });
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, contactLookup: contacts.lookup });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup });
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -193,12 +198,14 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
   const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
-  const dataRights = new DataRights(new MyDataPage(prisma, clock), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
+  const exportKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald data export').digest();
+  const dataExport = new DataExport(prisma, exportKey, clock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl });
+  const dataRights = new DataRights(new MyDataPage(prisma, clock, dataExport), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
   const orchestratorDeps: OrchestratorDependencies = {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email, brain }, config.limits.agentPromptTokens),
+    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email, brain, contacts }, config.limits.agentPromptTokens),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
@@ -269,6 +276,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     statusCallbacks: outbox,
     pages,
+    exports: dataExport,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
     ...(outboundFeed ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER } } : {}),
     readiness: async () => {
@@ -307,6 +315,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     calendar,
     email,
     brain,
+    contacts,
     access,
     eraser,
     outboundFeed,

@@ -22,6 +22,8 @@ export interface HeraldAgentServices {
   email: { agent: AgentDefinition };
   /** Notes and search_memory (memory-agent grows into the second brain). */
   brain?: Omit<BrainServices, 'pages'> | undefined;
+  /** The people in the user's life. */
+  contacts?: { agent: AgentDefinition } | undefined;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTo
     uiAgent(services.pages),
     services.calendar.agent,
     services.email.agent,
+    ...(services.contacts ? [services.contacts.agent] : []),
     generalAgent,
   ];
   return createAgentRegistry(agents.map((agent) => ({ ...agent, promptBudgetTokens })));

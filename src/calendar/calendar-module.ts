@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import type { ToolDefinition } from '../tools/tool.js';
 import { calendarAgent } from '../agents/calendar/calendar-agent.js';
 import { calendarConnectMethods } from './calendar-connect-methods.js';
 import { CalendarFeed } from './calendar-feed.js';
@@ -23,7 +24,17 @@ import { EventReminders } from './event-reminders.js';
  * calendar service, its feed and calendar-agent. Email (next) adds its connect methods and
  * agent beside these, on the same box, store and links.
  */
-export async function createCalendarModule(deps: { config: Config; prisma: PrismaClient; reminders: ReminderService; outbound: OutboundPolicy; clock: Clock; ids: IdGenerator; logger: Logger }) {
+export async function createCalendarModule(deps: {
+  config: Config;
+  prisma: PrismaClient;
+  reminders: ReminderService;
+  outbound: OutboundPolicy;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** find_contacts, so "invite Dana" resolves to her address. */
+  contactLookup?: ToolDefinition | undefined;
+}) {
   const { config, prisma, clock, ids, logger, outbound } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(prisma, box, clock);
@@ -34,7 +45,7 @@ export async function createCalendarModule(deps: { config: Config; prisma: Prism
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
   const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
-  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed }) };
+  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed }, deps.contactLookup) };
 }
 
 /** The wired calendar module. */

@@ -1,0 +1,107 @@
+import type { CountryCode } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { z } from 'zod';
+import type { ContactService, ContactView } from '../../contacts/contact-service.js';
+import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
+
+const contactId = z.string().uuid().describe('The contact id, from find_contacts');
+const names = z.array(z.string().trim().min(1).max(80)).max(10);
+const fields = {
+  nicknames: names.optional().describe('Other names the user calls them ("mom", "Dana K")'),
+  relationship: z.string().trim().min(1).max(80).optional().describe('"sister", "dentist", "colleague"'),
+  phones: z.array(z.string().trim().min(3).max(40)).max(10).optional(),
+  emails: z.array(z.string().trim().min(3).max(254)).max(10).optional(),
+  birthday: z.string().trim().max(20).optional().describe('YYYY-MM-DD, or --MM-DD when the year is not known'),
+  notes: z.string().trim().max(2000).optional(),
+};
+
+/** How the user's own country is known: from their phone number, for contacts' numbers written without +. */
+export type UserCountry = (userId: string) => Promise<CountryCode | undefined>;
+
+/** One line per person, numbered, so the user can answer "2" (issue 19's pending choice will answer it without a model). */
+export function numberedChoices(contacts: ContactView[]): string {
+  return contacts.map((contact, index) => `${index + 1}) ${contact.name}${contact.relationship ? ` (${contact.relationship})` : ''}${contact.emails[0] ? ` ${contact.emails[0]}` : contact.phones[0] ? ` ${contact.phones[0]}` : ''}`).join('\n');
+}
+
+/**
+ * `find_contacts`: people by name, nickname, relationship or email. Shared by the contacts,
+ * email and calendar agents, so "email Dana" resolves to her address. Several matches come
+ * back numbered with an instruction to ask which one; none, with an instruction to ask once
+ * and offer to save the answer.
+ */
+export function findContactsTool(contacts: ContactService) {
+  return defineTool({
+    name: 'find_contacts',
+    description: 'Find people in the user\'s contacts by name, nickname, relationship ("mom", "my dentist") or email, to get their email address, phone or birthday.',
+    mutates: false,
+    inputSchema: z.object({ query: z.string().trim().min(1).max(120).describe('A name, nickname, relationship or email') }),
+    run: async (input, context) => {
+      const found = await contacts.find(context.userId, input.query);
+      if (found.length === 0) {
+        return ok({ contacts: [], note: `No contact matches "${input.query}". Do not guess an address: ask the user for it, and offer to save it as a contact.` });
+      }
+      if (found.length > 1) {
+        return ok({ contacts: found, choices: numberedChoices(found), note: 'Several people match. Do not pick one: ask which one, listing these choices by number exactly as given, and act only on the answer.' });
+      }
+      return ok({ contacts: found });
+    },
+  });
+}
+
+/** The contacts-agent's tools. Herald never writes or calls a contact: there is no tool for it. */
+export function contactTools(contacts: ContactService, countryOf: UserCountry): ToolDefinition[] {
+  const country = (context: ToolContext) => countryOf(context.userId);
+  return [
+    findContactsTool(contacts),
+    defineTool({
+      name: 'list_contacts',
+      description: "List the user's contacts by name (50 at a time).",
+      mutates: false,
+      inputSchema: z.object({ offset: z.number().int().min(0).optional() }),
+      run: async (input, context) => ok(await contacts.list(context.userId, { offset: input.offset })),
+    }),
+    defineTool({
+      name: 'save_contact',
+      description: 'Save a new person: their name and what the user said about them. For someone already saved, use update_contact (find_contacts first).',
+      mutates: true,
+      inputSchema: z.object({ name: z.string().trim().min(1).max(120).describe('Their name as the user says it'), ...fields }),
+      run: async (input, context) => {
+        const saved = await contacts.create(context.userId, input, await country(context));
+        return saved.ok ? ok(saved.value) : toolError(saved.error);
+      },
+    }),
+    defineTool({
+      name: 'update_contact',
+      description: 'Add to or change a saved contact by id: phones, emails and nicknames given are added; name, relationship, birthday and notes replaced.',
+      mutates: true,
+      inputSchema: z.object({ contactId, name: z.string().trim().min(1).max(120).optional(), ...fields }),
+      run: async (input, context) => {
+        const updated = await contacts.update(context.userId, input.contactId, input, await country(context));
+        return updated.ok ? ok(updated.value) : toolError(updated.error);
+      },
+    }),
+    defineTool({
+      name: 'delete_contact',
+      description: 'Delete a contact by id. Herald asks the user to confirm with YES first.',
+      mutates: true,
+      inputSchema: z.object({ contactId }),
+      async confirmation(input, context) {
+        const contact = await contacts.get(context.userId, input.contactId);
+        if (!contact) return undefined;
+        return { question: `Delete ${contact.name} from your contacts?`, done: `Deleted ${contact.name} from your contacts.` };
+      },
+      run: async (input, context) => {
+        const removed = await contacts.remove(context.userId, input.contactId);
+        return removed ? ok({ effect: 'deleted', contact: { id: removed.id, name: removed.name } }) : toolError(`No contact has id ${input.contactId}; nothing was deleted.`);
+      },
+    }),
+  ];
+}
+
+/** The country of an E.164 number, for reading contacts' local numbers. */
+export function countryOfPhone(phone: string): CountryCode | undefined {
+  return parsePhoneNumberFromString(phone)?.country;
+}
+
+/** What the email and calendar agents are told about resolving people. */
+export const CONTACT_LOOKUP_RULE = `- People by name ("email Dana", "invite mom"): call find_contacts first and use the address it gives. If it lists several people, do not guess: complete with needsClarification and ask which one, giving its numbered choices exactly. If it finds nobody, ask the user for the address and offer to save it as a contact.`;
