@@ -100,20 +100,18 @@ export class ContactService {
   async find(userId: string, query: string): Promise<ContactView[]> {
     const wanted = foldName(query);
     if (!wanted) return [];
-    const rows = await this.prisma.$queryRaw<Contact[]>`
-      SELECT * FROM "Contact" WHERE "userId" = ${userId}::uuid AND (
-        lower("name") LIKE ${`%${wanted.split(' ')[0]}%`}
-        OR EXISTS (SELECT 1 FROM unnest("nicknames") AS n WHERE lower(n) LIKE ${`%${wanted.split(' ')[0]}%`})
-        OR EXISTS (SELECT 1 FROM unnest("emails") AS e WHERE e LIKE ${`${wanted.split(' ')[0]}%`})
-        OR lower(coalesce("relationship", '')) = ${wanted})
-      ORDER BY "name", "id" LIMIT 200`;
-    const scored = rows
+    // Matched here rather than in SQL, so accents and letter case fold the same way for every script
+    // (a user has at most CONTACTS_MAX_PER_USER contacts; only the names are read).
+    const candidates = await this.prisma.contact.findMany({ where: { userId }, select: { id: true, name: true, nicknames: true, emails: true, relationship: true } });
+    const scored = candidates
       .map((contact) => ({ contact, score: matchScore(contact, wanted) }))
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || a.contact.name.localeCompare(b.contact.name));
     const best = scored[0]?.score ?? 0;
     // An exact name or nickname wins outright: "Dana K" finds Dana K, not every Dana.
-    return scored.filter((entry) => best < 100 || entry.score >= 100).slice(0, 10).map((entry) => toView(entry.contact));
+    const ids = scored.filter((entry) => best < 100 || entry.score >= 100).slice(0, 10).map((entry) => entry.contact.id);
+    const rows = new Map((await this.prisma.contact.findMany({ where: { id: { in: ids } } })).map((contact) => [contact.id, contact]));
+    return ids.map((id) => toView(rows.get(id)!));
   }
 
   async list(userId: string, options: { limit?: number; offset?: number } = {}): Promise<{ contacts: ContactView[]; total: number }> {
@@ -262,7 +260,7 @@ export class ContactService {
 }
 
 /** How well a contact matches a folded query: 100+ for a whole name or nickname, less for words. */
-function matchScore(contact: Contact, wanted: string): number {
+function matchScore(contact: Pick<Contact, 'name' | 'nicknames' | 'emails' | 'relationship'>, wanted: string): number {
   const name = foldName(contact.name);
   const nicknames = contact.nicknames.map(foldName);
   if (name === wanted || nicknames.includes(wanted)) return 120;
