@@ -43,6 +43,7 @@ import { createCalendarModule, type CalendarModule } from './calendar/calendar-m
 import { createEmailModule, type EmailModule } from './email/email-module.js';
 import { createBrainModule, type BrainModule } from './notes/brain-module.js';
 import { createContactsModule, type ContactsModule } from './contacts/contacts-module.js';
+import { AddressBookImport } from './contacts/address-book-import.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -205,7 +206,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email, brain, contacts }, config.limits.agentPromptTokens),
+    registry: createHeraldAgents(
+      {
+        reminders, lists, facts, users, pages, calendar, email, brain,
+        contacts: { agent: contacts.agentWith(new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) })) },
+      },
+      config.limits.agentPromptTokens,
+    ),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,

@@ -3,6 +3,7 @@ import { countryOfPhone, findContactsTool } from '../agents/contacts/contact-too
 import type { Config } from '../config/config.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
+import type { AddressBookImport } from './address-book-import.js';
 import { ContactService } from './contact-service.js';
 
 /**
@@ -16,7 +17,12 @@ export function createContactsModule(deps: { config: Config; prisma: PrismaClien
     const user = await deps.prisma.user.findUnique({ where: { id: userId }, select: { phone: true } });
     return user ? countryOfPhone(user.phone) : undefined;
   };
-  return { contacts, lookup: findContactsTool(contacts), agent: contactsAgent(contacts, countryOf) };
+  return {
+    contacts,
+    lookup: findContactsTool(contacts),
+    /** contacts-agent, with address book import once the connections it reads exist. */
+    agentWith: (addressBooks?: AddressBookImport) => contactsAgent(contacts, countryOf, addressBooks),
+  };
 }
 
 /** The wired contacts module. */

@@ -1,6 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
+import type { AddressBookImport } from '../../contacts/address-book-import.js';
 import type { ContactService, ContactView } from '../../contacts/contact-service.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
 
@@ -49,9 +50,23 @@ export function findContactsTool(contacts: ContactService) {
 }
 
 /** The contacts-agent's tools. Herald never writes or calls a contact: there is no tool for it. */
-export function contactTools(contacts: ContactService, countryOf: UserCountry): ToolDefinition[] {
+export function contactTools(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport): ToolDefinition[] {
   const country = (context: ToolContext) => countryOf(context.userId);
   return [
+    ...(addressBooks
+      ? [
+          defineTool({
+            name: 'import_address_book',
+            description: "Import the user's contacts from the address book on the server of their connected CalDAV calendar (iCloud, Fastmail, Nextcloud…). Importing again updates them.",
+            mutates: true,
+            inputSchema: z.object({}),
+            run: async (_input, context) => {
+              const imported = await addressBooks.fromCalendarServer(context.userId);
+              return imported.ok ? ok({ effect: imported.value.created > 0 ? 'created' : 'updated', ...imported.value }) : toolError(imported.error);
+            },
+          }),
+        ]
+      : []),
     findContactsTool(contacts),
     defineTool({
       name: 'list_contacts',

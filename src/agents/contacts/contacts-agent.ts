@@ -1,22 +1,23 @@
 import { z } from 'zod';
+import type { AddressBookImport } from '../../contacts/address-book-import.js';
 import type { ContactService } from '../../contacts/contact-service.js';
 import { defineAgent } from '../agent-definition.js';
 import { contactTools, type UserCountry } from './contact-tools.js';
 
 /** contacts-agent: the people in the user's life, kept so other requests can name them. */
-export function contactsAgent(contacts: ContactService, countryOf: UserCountry) {
+export function contactsAgent(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport) {
   return defineAgent({
     name: 'contacts-agent',
     description:
       "The user's contacts: saving, finding, changing and deleting people (names, nicknames, relationship, phones, emails, birthdays, notes). Use for \"Dana's email is …\", \"mom's number is …\", \"what's Dana's number?\", \"whose birthday is next?\". Herald never texts or calls a contact.",
-    capabilities: ['save contacts', 'find contacts', 'update contacts', 'delete contacts (after YES)', 'list contacts'],
+    capabilities: ['save contacts', 'find contacts', 'update contacts', 'delete contacts (after YES)', 'list contacts', ...(addressBooks ? ['import contacts from the address book of a connected iCloud/CalDAV account'] : [])],
     examples: ["Dana's email is dana@example.com", "Mom's number is 054-123-4567", "What's Dana's phone number?", 'Delete Bob from my contacts'],
     triggers: {
       english: ['contact', 'contacts', "'s email is", "'s number is", "'s phone", 'phone number', 'address book', 'birthday is'],
       hebrew: ['איש קשר', 'אנשי קשר', 'המספר של', 'המייל של', 'הטלפון של'],
     },
     priority: 45,
-    tools: contactTools(contacts, countryOf),
+    tools: contactTools(contacts, countryOf, addressBooks),
     systemPrompt: `You are Herald's contacts agent: you keep the people in the user's life with your tools.
 
 Rules:
