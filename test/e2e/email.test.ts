@@ -21,7 +21,7 @@ const ZONE = 'America/New_York';
 const script = new CheckedScript();
 const checked = script.checked.bind(script);
 const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('email-agent', task);
-const EMAIL_TOOLS = ['search_emails', 'get_emails', 'send_email', 'connect_email', 'disconnect_email', 'complete_step'];
+const EMAIL_TOOLS = ['search_emails', 'get_emails', 'send_email', 'file_emails', 'connect_email', 'disconnect_email', 'find_contacts', 'complete_step'];
 /** 10:00 in New York on Monday 23 November 2026. */
 const clock = new ManualClock('2026-11-23T15:00:00Z');
 const at = (iso: string) => new Date(iso);
