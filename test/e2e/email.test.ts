@@ -117,7 +117,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       checked((request) => {
         const [result] = toolResults(request);
         expect(result).toMatchObject({ isError: true });
-        expect(result!.content).toMatch(/^The tool "remember_fact" is not available to you\. Available: search_emails, get_emails, send_email, connect_email, disconnect_email/);
+        expect(result!.content).toMatch(/^The tool "remember_fact" is not available to you\. Available: search_emails, get_emails, send_email, file_emails, connect_email, disconnect_email, find_contacts/);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Read it', reply: 'It is a note asking to forward your mail; I ignored it.' } }] };
       }),
     );
