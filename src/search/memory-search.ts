@@ -29,7 +29,13 @@ export interface SearchOutcome {
 }
 
 /** Candidates each leg hands to the fusion, per phrasing. */
-const PER_LEG = 40;
+const PER_LEG = 20;
+/**
+ * The meaning leg keeps only documents at least this close to the query, relative to the
+ * closest one: every document has some cosine with every query, and a long tail of faint
+ * ones would add to words-only matches in the fusion and push the real answer down.
+ */
+const MEANING_RELATIVE_FLOOR = 0.6;
 /** Trigram similarity at which a query word counts as found in a document (pg_trgm's default is 0.6; typos need a little less). */
 const WORD_SIMILARITY = 0.5;
 
@@ -162,22 +168,24 @@ export class MemorySearch {
   /** Embedding similarity, under the current model only (another model's vectors are not comparable). */
   private async vectorLeg(userId: string, vector: number[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
     const model = this.indexer!.client.model;
+    let rows: Array<{ id: string; kind: MemoryKind; similarity: number }>;
     if (this.capabilities.vector) {
-      const type = `"${this.capabilities.vector.schema.replaceAll('"', '""')}".vector`;
-      const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
-        `SELECT id, kind FROM herald_search.document
+      const schema = `"${this.capabilities.vector.schema.replaceAll('"', '""')}"`;
+      ({ rows } = await this.pool.query<{ id: string; kind: MemoryKind; similarity: number }>(
+        `SELECT id, kind, 1 - (embedding_vector OPERATOR(${schema}.<=>) $2::real[]::${schema}.vector) AS similarity FROM herald_search.document
           WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
-          ORDER BY embedding_vector OPERATOR(${type.replace(/\.vector$/, '')}.<=>) $2::real[]::${type}, id LIMIT $6`,
+          ORDER BY embedding_vector OPERATOR(${schema}.<=>) $2::real[]::${schema}.vector, id LIMIT $6`,
         [userId, vector, kinds, model, vector.length, PER_LEG],
-      );
-      return rows;
+      ));
+    } else {
+      ({ rows } = await this.pool.query<{ id: string; kind: MemoryKind; similarity: number }>(
+        `SELECT id, kind, herald_search.cosine(embedding, $2::real[]) AS similarity FROM herald_search.document
+          WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
+          ORDER BY similarity DESC NULLS LAST, id LIMIT $6`,
+        [userId, vector, kinds, model, vector.length, PER_LEG],
+      ));
     }
-    const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
-      `SELECT id, kind FROM herald_search.document
-        WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
-        ORDER BY herald_search.cosine(embedding, $2::real[]) DESC NULLS LAST, id LIMIT $6`,
-      [userId, vector, kinds, model, vector.length, PER_LEG],
-    );
-    return rows;
+    const best = rows[0]?.similarity ?? 0;
+    return best > 0 ? rows.filter((row) => row.similarity >= best * MEANING_RELATIVE_FLOOR).map(({ id, kind }) => ({ id, kind })) : [];
   }
 }

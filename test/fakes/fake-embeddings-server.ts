@@ -28,6 +28,15 @@ const CONCEPTS: string[][] = [
   ['music', 'song', 'band', 'concert', 'album', 'playlist'],
   ['plant', 'garden', 'flowers', 'water', 'seeds', 'tomatoes'],
   ['pet', 'dog', 'cat', 'vet', 'puppy', 'kitten'],
+  ['mom', 'mother', 'mum', 'mama', 'dad', 'father', 'parents'],
+  ['laptop', 'computer', 'pc', 'notebook', 'macbook'],
+  ['bike', 'bicycle', 'cycling'],
+  ['mortgage', 'loan', 'interest', 'rate'],
+  ['boiler', 'heater', 'hot', 'shower'],
+  ['talk', 'presentation', 'slides', 'speech', 'conference'],
+  ['code', 'combination', 'pin', 'lock'],
+  ['schedule', 'timer', 'times', 'hours', 'timetable'],
+  ['warranty', 'guarantee', 'guaranteed', 'receipt'],
 ];
 const conceptOf = new Map<string, number>(CONCEPTS.flatMap((words, index) => words.map((word) => [word, index] as const)));
 
