@@ -20,6 +20,7 @@ import { machineBusyOver } from './support/cpu.js';
 import { BenchPostgres } from './support/database.js';
 import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
+import { brainBenchmark } from './brain.js';
 import { calendarBenchmark } from './calendar.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
@@ -39,6 +40,7 @@ const benchmarks: Benchmark[] = [
   gmailBenchmark,
   recoveryBenchmark,
   accessBenchmark,
+  brainBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -4,6 +4,7 @@ import type { EmbeddingCostSink, EmbeddingIndexer } from './embedding-indexer.js
 import { anyWordQuery, queryWords } from './query-words.js';
 import { fuseRankings, type RankedList } from './rank-fusion.js';
 import type { SearchCapabilities } from './search-capabilities.js';
+import { VectorCache } from './vector-cache.js';
 
 /** What search_memory looks through. */
 export type MemoryKind = 'note' | 'fact';
@@ -45,7 +46,7 @@ const WORD_SIMILARITY = 0.5;
  * the query parsed once per configuration the user's documents use), trigram similarity of
  * the query's words where pg_trgm is installed, and, when an embeddings service is
  * configured, cosine similarity of embeddings (pgvector's operator where the server has it,
- * herald_search.cosine over stored arrays otherwise). Every phrasing runs every leg, and the
+ * otherwise the stored arrays compared in process, per user: {@link VectorCache}). Every phrasing runs every leg, and the
  * ranked lists are fused by reciprocal rank. When embeddings fail, the text legs still answer.
  */
 export class MemorySearch {
@@ -54,6 +55,8 @@ export class MemorySearch {
     private readonly capabilities: SearchCapabilities,
     private readonly indexer: EmbeddingIndexer | undefined,
     private readonly logger: Logger,
+    /** Where embeddings are compared without pgvector (in process, per user). */
+    private readonly vectors = new VectorCache(pool),
   ) {}
 
   /** The legs this deployment runs when all is well. */
@@ -134,9 +137,25 @@ export class MemorySearch {
     return rows;
   }
 
-  /** Trigram similarity: each word (not a stopword, four letters or more) against the document's text, typos included. */
+  /**
+   * Trigram similarity, for the words full-text search cannot place: a query word (four
+   * letters or more, not a stopword) that no document of the user contains, even as a
+   * prefix, is a typo or a piece of a longer word ("resturant", "ויפי" inside "הוויפי"), and
+   * is looked for by similarity. Words the documents do contain are left to full-text search:
+   * matching them again by trigrams would only repeat it, at many times the cost.
+   */
   private async trigramLeg(userId: string, words: string[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
-    const candidates = words.filter((word) => word.length >= 4);
+    const long = words.filter((word) => word.length >= 4);
+    if (long.length === 0) return [];
+    const { rows: unplaced } = await this.pool.query<{ w: string }>(
+      `WITH configs AS (SELECT DISTINCT config FROM herald_search.document WHERE user_id = $1::uuid)
+       SELECT w FROM unnest($2::text[]) AS w
+        WHERE NOT EXISTS (SELECT 1 FROM configs c WHERE c.config <> 'simple'::regconfig AND to_tsvector(c.config, w) = ''::tsvector)
+          AND NOT EXISTS (SELECT 1 FROM herald_search.document d, configs c
+                           WHERE d.user_id = $1::uuid AND d.tsv @@ to_tsquery(c.config, quote_literal(w) || ':*'))`,
+      [userId, long],
+    );
+    const candidates = unplaced.map((row) => row.w);
     if (candidates.length === 0) return [];
     const schema = `"${this.capabilities.trigram!.schema.replaceAll('"', '""')}"`;
     const client = await this.pool.connect();
@@ -144,11 +163,7 @@ export class MemorySearch {
       await client.query('BEGIN');
       await client.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(WORD_SIMILARITY)]);
       const { rows } = await client.query<{ id: string; kind: MemoryKind }>(
-        `WITH words AS (
-           SELECT w FROM unnest($2::text[]) AS w
-            WHERE NOT EXISTS (SELECT 1 FROM (SELECT DISTINCT config FROM herald_search.document WHERE user_id = $1::uuid) c
-                               WHERE c.config <> 'simple'::regconfig AND to_tsvector(c.config, w) = ''::tsvector)
-         )
+        `WITH words AS (SELECT w FROM unnest($2::text[]) AS w)
          SELECT d.id, d.kind FROM herald_search.document d JOIN words ON words.w OPERATOR(${schema}.<%) d.text
           WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[])
           GROUP BY d.id, d.kind
@@ -178,12 +193,7 @@ export class MemorySearch {
         [userId, vector, kinds, model, vector.length, PER_LEG],
       ));
     } else {
-      ({ rows } = await this.pool.query<{ id: string; kind: MemoryKind; similarity: number }>(
-        `SELECT id, kind, herald_search.cosine(embedding, $2::real[]) AS similarity FROM herald_search.document
-          WHERE user_id = $1::uuid AND kind = ANY($3::text[]) AND embedding_model = $4 AND cardinality(embedding) = $5
-          ORDER BY similarity DESC NULLS LAST, id LIMIT $6`,
-        [userId, vector, kinds, model, vector.length, PER_LEG],
-      ));
+      rows = (await this.vectors.nearest(userId, vector, model, kinds, PER_LEG)) as typeof rows;
     }
     const best = rows[0]?.similarity ?? 0;
     return best > 0 ? rows.filter((row) => row.similarity >= best * MEANING_RELATIVE_FLOOR).map(({ id, kind }) => ({ id, kind })) : [];

@@ -2,28 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContactService } from '../../src/contacts/contact-service.js';
 import { formatVcard, parseVcards } from '../../src/contacts/vcard.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { vcardFile } from '../fixtures/vcard-file.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
-
-/** A vCard file of `count` people, numbered; every tenth with a year-less birthday. */
-export function vcardFile(count: number, start = 0): string {
-  const cards: string[] = [];
-  for (let index = start; index < start + count; index += 1) {
-    cards.push(
-      [
-        'BEGIN:VCARD',
-        'VERSION:3.0',
-        `UID:person-${index}`,
-        `N:Person${index};Test;;;`,
-        `FN:Test Person${index}`,
-        `EMAIL;TYPE=INTERNET:person${index}@example.com`,
-        `TEL;TYPE=CELL:+1 415 555 ${String(index % 10_000).padStart(4, '0')}`,
-        ...(index % 10 === 0 ? ['BDAY:--0514'] : []),
-        'END:VCARD',
-      ].join('\r\n'),
-    );
-  }
-  return cards.join('\r\n') + '\r\n';
-}
 
 /**
  * Contacts against real Postgres: finding people by name, nickname, relationship and email

@@ -161,6 +161,21 @@ describe('memory search', () => {
     expect(stored.rows).toEqual([{ dims: embeddings.dimensions }]);
   });
 
+  it('compares embeddings in process without pgvector, never staler than the database: an edited or deleted note is not found by its old meaning', async () => {
+    const userId = await newUser();
+    const indexer = indexerFor();
+    const notes = notesService(indexer);
+    const id = await save(notes, userId, 'Abu Hassan in Jaffa: Dana raved about it');
+    const other = await save(notes, userId, 'Cafe Xoho brunch, Shira told me about it');
+    const search = new MemorySearch(database.pool, {}, indexer, logger);
+    expect((await search.search(userId, ['eatery she suggested'])).hits.map((hit) => hit.id).sort()).toEqual([id, other].sort());
+    await notes.update(userId, id, { body: 'Garden: water the tomatoes every second day' });
+    expect((await search.search(userId, ['eatery she suggested'])).hits.map((hit) => hit.id)).toEqual([other]);
+    expect((await search.search(userId, ['plants flowers'])).hits.map((hit) => hit.id)).toEqual([id]);
+    await notes.remove(userId, id);
+    expect((await search.search(userId, ['plants flowers'])).hits.map((hit) => hit.id)).not.toContain(id);
+  });
+
   it('an edit that changes the words drops the old embedding; one that does not keeps it', async () => {
     const userId = await newUser();
     const indexer = indexerFor();
