@@ -5,7 +5,7 @@
  * - Search p50/p95 over 10,000 notes of one user with 100,000 notes in the database:
  *   text only (full-text search, and trigrams where pg_trgm is installed), and hybrid with
  *   1,024-dimension embeddings (pgvector's operator where the server has it, otherwise
- *   herald_search.cosine over stored arrays). The query's embedding comes from the local fake
+ *   compared in process, per user). The query's embedding comes from the local fake
  *   embeddings server, so a real service's latency is not in it. Targets: < 50 ms and < 100 ms.
  * - Recall@5 on the labelled set (test/fixtures/brain-labelled-set.ts: 200 notes, 50
  *   questions): words, words and trigrams, hybrid (the fake model knows synonyms as a real
@@ -90,7 +90,7 @@ export const brainBenchmark: Benchmark = {
       );
       const embeddingSeconds = (performance.now() - started) / 1000;
       await pool.query('VACUUM ANALYZE');
-      print(`inserted and indexed ${NOTES_TOTAL} notes in ${indexingSeconds.toFixed(1)} s; ${NOTES_TOTAL / USERS} embeddings stored in ${embeddingSeconds.toFixed(1)} s; pg_trgm ${capabilities.trigram ? 'installed' : 'not available'}, pgvector ${capabilities.vector ? 'installed' : 'not available (herald_search.cosine)'}`);
+      print(`inserted and indexed ${NOTES_TOTAL} notes in ${indexingSeconds.toFixed(1)} s; ${NOTES_TOTAL / USERS} embeddings stored in ${embeddingSeconds.toFixed(1)} s; pg_trgm ${capabilities.trigram ? 'installed' : 'not available'}, pgvector ${capabilities.vector ? 'installed' : 'not available (embeddings compared in process)'}`);
 
       const indexer = new EmbeddingIndexer(pool, new EmbeddingsClient({ baseUrl: embeddings.url, apiKey: embeddings.apiKey, model: embeddings.model, dimensions: DIMENSIONS, timeoutMs: 10_000, pricePerMillionTokens: 0, batchSize: 64 }), logger);
       const questions = ['what did Dana say about the restaurant in Jaffa', 'boiler heating schedule', 'passport renew', 'recipe soup', 'gift for Noa birthday', 'where is the car parking', 'wifi password', 'meeting with Avi on Tuesday'];

@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { OutboundAccess } from '../net/outbound-policy.js';
 import { ImapSession, parseMailServerUrl } from './imap-session.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, unsubscribeLinks, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
 import { fileInInbox, type FilingResult, type MailFiling } from './mail-filing.js';
 import { capText, readableText, snippetOf } from './mail-text.js';
@@ -138,6 +138,7 @@ export class ImapMailProvider implements MailProvider {
             text: capped.text,
             truncated: capped.truncated || (part?.size !== undefined && part.size > TEXT_PART_BYTES),
             attachments: parts.attachments,
+            unsubscribe: unsubscribeLinks(parsed.headerLines.find((header) => header.key === 'list-unsubscribe')?.line.replace(/^[^:]*:/, '')),
           });
         }
         return wanted.map((id) => found.get(id.uid)).filter((message): message is MailMessage => message !== undefined);

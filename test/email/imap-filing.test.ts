@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { DovecotServer } from '../helpers/dovecot-server.js';
 import { localOutbound } from '../helpers/outbound.js';
-import { rawMail } from './mail-fixtures.js';
+import { handWritten, rawMail } from './mail-fixtures.js';
 
 /**
  * Filing mail on a real Dovecot: flags for read and unread, MOVE to the archive (made when
@@ -71,5 +71,19 @@ describe('IMAP filing (a real Dovecot)', () => {
     const [id] = await deliver('Delete me');
     expect(await provider.file([id!, '1:999999'], { action: 'delete' })).toEqual({ filed: [id], missing: ['1:999999'], folder: 'Trash' });
     expect(await subjectsIn('Trash')).toEqual(['Delete me']);
+  });
+
+  it('shows a newsletter\'s unsubscribe links (https and mailto only) and does nothing with them', async () => {
+    await dovecot.deliver('ana', {
+      raw: handWritten(
+        ['From: news@shop.example', 'To: ana@herald.test', 'Subject: Unsubscribable', 'Date: Tue, 19 May 2026 08:00:00 +0000', 'Message-ID: <unsub@shop.example>',
+          'List-Unsubscribe: <http://insecure.example/u>, <https://shop.example/unsubscribe?u=1>,', ' <mailto:leave@shop.example?subject=unsubscribe>, <javascript:alert(1)>', 'Content-Type: text/plain; charset=utf-8'],
+        'Deals',
+      ),
+      internalDate: new Date('2026-05-19T08:00:00Z'),
+    });
+    const found = (await provider.search({ subject: 'Unsubscribable' })).messages[0]!;
+    const [message] = await provider.get([found.id]);
+    expect(message!.unsubscribe).toEqual(['https://shop.example/unsubscribe?u=1', 'mailto:leave@shop.example?subject=unsubscribe']);
   });
 });
