@@ -50,9 +50,10 @@ export class VectorCache {
     // Most recently used last: Map keeps insertion order.
     this.users.delete(userId);
     this.users.set(userId, cached);
+    // Ids and hashes only: reading every embedding (4 KiB each, out of line) on each search is what the cache saves.
     const { rows } = await this.pool.query<{ id: string; content_hash: string; kind: string }>(
-      `SELECT id, content_hash, kind FROM herald_search.document WHERE user_id = $1::uuid AND embedding_model = $2 AND cardinality(embedding) = $3`,
-      [userId, model, dimensions],
+      `SELECT id, content_hash, kind FROM herald_search.document WHERE user_id = $1::uuid AND embedding_model = $2 AND embedding IS NOT NULL`,
+      [userId, model],
     );
     const present = new Set<string>();
     const wanted: string[] = [];
@@ -69,10 +70,12 @@ export class VectorCache {
     }
     for (let start = 0; start < wanted.length; start += 2000) {
       const { rows: fetched } = await this.pool.query<{ id: string; content_hash: string; kind: string; embedding: number[] }>(
-        `SELECT id, content_hash, kind, embedding FROM herald_search.document WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND cardinality(embedding) = $3`,
-        [wanted.slice(start, start + 2000), model, dimensions],
+        `SELECT id, content_hash, kind, embedding FROM herald_search.document WHERE id = ANY($1::uuid[]) AND embedding_model = $2`,
+        [wanted.slice(start, start + 2000), model],
       );
       for (const row of fetched) {
+        // A vector of another length under the same model name (its dimensions were changed) is not comparable.
+        if (row.embedding.length !== dimensions) continue;
         if (!cached.entries.has(row.id)) {
           cached.bytes += dimensions * 4;
           this.totalBytes += dimensions * 4;
