@@ -44,6 +44,7 @@ import { createEmailModule, type EmailModule } from './email/email-module.js';
 import { createBrainModule, type BrainModule } from './notes/brain-module.js';
 import { createContactsModule, type ContactsModule } from './contacts/contacts-module.js';
 import { AddressBookImport } from './contacts/address-book-import.js';
+import { GoogleContacts } from './contacts/google-contacts.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -184,6 +185,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const contacts = createContactsModule({ config, prisma, clock });
   const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, contactLookup: contacts.lookup });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup });
+  // Google Contacts (contacts.readonly), asked for only when the user connects their contacts.
+  const googleContacts =
+    calendar.google && config.connections.google
+      ? new GoogleContacts({ contacts: contacts.contacts, google: calendar.google, apiBaseUrl: config.connections.google.apiBaseUrl, logger: logger.child({ component: 'contacts' }) })
+      : undefined;
+  if (googleContacts) calendar.connect.add([googleContacts.connectMethod(calendar.links)]);
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -208,8 +215,20 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
     registry: createHeraldAgents(
       {
-        reminders, lists, facts, users, pages, calendar, email, brain,
-        contacts: { agent: contacts.agentWith(new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) })) },
+        reminders,
+        lists,
+        facts,
+        users,
+        pages,
+        calendar,
+        email,
+        brain,
+        contacts: {
+          agent: contacts.agentWith(
+            new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) }),
+            googleContacts ? { google: googleContacts, links: calendar.links, connections: calendar.connections } : undefined,
+          ),
+        },
       },
       config.limits.agentPromptTokens,
     ),

@@ -1,5 +1,5 @@
 import { contactsAgent } from '../agents/contacts/contacts-agent.js';
-import { countryOfPhone, findContactsTool } from '../agents/contacts/contact-tools.js';
+import { countryOfPhone, findContactsTool, type GoogleContactsTools } from '../agents/contacts/contact-tools.js';
 import type { Config } from '../config/config.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
@@ -21,7 +21,7 @@ export function createContactsModule(deps: { config: Config; prisma: PrismaClien
     contacts,
     lookup: findContactsTool(contacts),
     /** contacts-agent, with address book import once the connections it reads exist. */
-    agentWith: (addressBooks?: AddressBookImport) => contactsAgent(contacts, countryOf, addressBooks),
+    agentWith: (addressBooks?: AddressBookImport, google?: GoogleContactsTools) => contactsAgent(contacts, countryOf, addressBooks, google),
   };
 }
 

@@ -2,6 +2,9 @@ import type { CountryCode } from 'libphonenumber-js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
 import type { AddressBookImport } from '../../contacts/address-book-import.js';
+import type { ConnectLinks } from '../../connections/connect-links.js';
+import type { ConnectionStore } from '../../connections/connection-store.js';
+import { GOOGLE_CONTACTS_PURPOSE, type GoogleContacts } from '../../contacts/google-contacts.js';
 import type { ContactService, ContactView } from '../../contacts/contact-service.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
 
@@ -49,10 +52,57 @@ export function findContactsTool(contacts: ContactService) {
   });
 }
 
+/** Google Contacts, when a Google client is configured. */
+export interface GoogleContactsTools {
+  google: GoogleContacts;
+  links: ConnectLinks;
+  connections: ConnectionStore;
+}
+
+function googleContactTools({ google, links, connections }: GoogleContactsTools): ToolDefinition[] {
+  const connected = async (context: ToolContext) => google.connectionOf(await connections.list(context.userId));
+  return [
+    defineTool({
+      name: 'connect_google_contacts',
+      description: "Make a short-lived link where the user lets Herald read their Google Contacts (read only); the contacts are imported when they finish. Give the link exactly as returned.",
+      mutates: false,
+      inputSchema: z.object({}),
+      run: async (_input, context) => {
+        const issued = await links.issue(context.userId, GOOGLE_CONTACTS_PURPOSE);
+        const minutes = Math.round((issued.expiresAt.getTime() - context.clock.now().getTime()) / 60_000);
+        return ok({ link: issued.url, expiresInMinutes: minutes, note: `Send this link exactly as given; it works once, for ${minutes} minutes.` });
+      },
+    }),
+    defineTool({
+      name: 'import_google_contacts',
+      description: 'Import the user\'s Google Contacts again (after they changed them at Google); needs them connected first.',
+      mutates: true,
+      inputSchema: z.object({}),
+      run: async (_input, context) => {
+        const connection = await connected(context);
+        if (!connection) return toolError('Google Contacts are not connected: give the user a link with connect_google_contacts.');
+        return ok({ effect: 'updated', ...(await google.importFrom(connection)) });
+      },
+    }),
+    defineTool({
+      name: 'disconnect_google_contacts',
+      description: "Stop using the user's Google Contacts: the contacts that came from Google are removed from Herald and its read access given up (their Google calendar or mail, if connected, stays).",
+      mutates: true,
+      inputSchema: z.object({}),
+      run: async (_input, context) => {
+        const connection = await connected(context);
+        if (!connection) return toolError('Google Contacts are not connected; nothing to disconnect.');
+        return ok({ effect: 'deleted', removedContacts: await google.disconnect(connection) });
+      },
+    }),
+  ];
+}
+
 /** The contacts-agent's tools. Herald never writes or calls a contact: there is no tool for it. */
-export function contactTools(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport): ToolDefinition[] {
+export function contactTools(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport, google?: GoogleContactsTools): ToolDefinition[] {
   const country = (context: ToolContext) => countryOf(context.userId);
   return [
+    ...(google ? googleContactTools(google) : []),
     ...(addressBooks
       ? [
           defineTool({

@@ -2,22 +2,22 @@ import { z } from 'zod';
 import type { AddressBookImport } from '../../contacts/address-book-import.js';
 import type { ContactService } from '../../contacts/contact-service.js';
 import { defineAgent } from '../agent-definition.js';
-import { contactTools, type UserCountry } from './contact-tools.js';
+import { contactTools, type GoogleContactsTools, type UserCountry } from './contact-tools.js';
 
 /** contacts-agent: the people in the user's life, kept so other requests can name them. */
-export function contactsAgent(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport) {
+export function contactsAgent(contacts: ContactService, countryOf: UserCountry, addressBooks?: AddressBookImport, google?: GoogleContactsTools) {
   return defineAgent({
     name: 'contacts-agent',
     description:
       "The user's contacts: saving, finding, changing and deleting people (names, nicknames, relationship, phones, emails, birthdays, notes). Use for \"Dana's email is …\", \"mom's number is …\", \"what's Dana's number?\", \"whose birthday is next?\". Herald never texts or calls a contact.",
-    capabilities: ['save contacts', 'find contacts', 'update contacts', 'delete contacts (after YES)', 'list contacts', ...(addressBooks ? ['import contacts from the address book of a connected iCloud/CalDAV account'] : [])],
+    capabilities: ['save contacts', 'find contacts', 'update contacts', 'delete contacts (after YES)', 'list contacts', ...(addressBooks ? ['import contacts from the address book of a connected iCloud/CalDAV account'] : []), ...(google ? ['connect, re-import or disconnect Google Contacts'] : [])],
     examples: ["Dana's email is dana@example.com", "Mom's number is 054-123-4567", "What's Dana's phone number?", 'Delete Bob from my contacts'],
     triggers: {
       english: ['contact', 'contacts', "'s email is", "'s number is", "'s phone", 'phone number', 'address book', 'birthday is'],
       hebrew: ['איש קשר', 'אנשי קשר', 'המספר של', 'המייל של', 'הטלפון של'],
     },
     priority: 45,
-    tools: contactTools(contacts, countryOf, addressBooks),
+    tools: contactTools(contacts, countryOf, addressBooks, google),
     systemPrompt: `You are Herald's contacts agent: you keep the people in the user's life with your tools.
 
 Rules:
