@@ -27,6 +27,7 @@ export async function createBrainModule(deps: {
   const capabilities = deps.capabilities ?? (await prepareSearch(deps.database.pool, logger));
   const settings = deps.config.brain.embeddings;
   const indexer = settings ? new EmbeddingIndexer(deps.database.pool, new EmbeddingsClient(settings, deps.fetch), logger) : undefined;
+  await indexer?.forgetOtherModels();
   const search = new MemorySearch(deps.database.pool, capabilities, indexer, logger);
   const notes = new NoteService(deps.database.prisma, deps.clock, { maxPerUser: deps.config.brain.maxNotesPerUser }, indexer);
   return { capabilities, indexer, search, notes, similarFacts: new SimilarFacts(capabilities, indexer) };

@@ -18,7 +18,7 @@ const PENDING_PER_PASS = 64;
 
 const PENDING = `SELECT id, CASE WHEN kind = 'note' THEN (SELECT "title" || E'\\n' || coalesce(array_to_string("tags", ' '), '') || E'\\n' || "body" FROM "Note" WHERE "id" = d.id)
                                  ELSE (SELECT "content" FROM "Fact" WHERE "id" = d.id) END AS text, content_hash
-  FROM herald_search.document d WHERE user_id = $1::uuid AND (embedding IS NULL OR embedding_model IS DISTINCT FROM $2) ORDER BY updated_at LIMIT $3`;
+  FROM herald_search.document d WHERE user_id = $1::uuid AND embedding IS NULL ORDER BY updated_at LIMIT $2`;
 // Only if the words are still the ones embedded: an edit meanwhile dropped the hash, and its own pass embeds it.
 const STORE = `UPDATE herald_search.document SET embedding = $2::real[], embedding_model = $3, embedding_tokens = $4 WHERE id = $1::uuid AND content_hash = $5`;
 
@@ -35,9 +35,23 @@ export class EmbeddingIndexer {
     private readonly logger: Logger,
   ) {}
 
-  /** Documents of `userId` waiting for an embedding under the current model (oldest first, one pass's worth). */
+  /**
+   * After a change of EMBEDDINGS_MODEL: every vector of another model is dropped, so the
+   * documents wait (the partial index on waiting rows finds them) and are embedded again by
+   * the new model at their users' next searches. Run at start-up.
+   */
+  async forgetOtherModels(): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE herald_search.document SET embedding = NULL, embedding_model = NULL, embedding_tokens = NULL WHERE embedding IS NOT NULL AND embedding_model IS DISTINCT FROM $1',
+      [this.client.model],
+    );
+    if (rowCount) this.logger.info({ documents: rowCount, model: this.client.model }, 'embeddings of another model dropped; they are made again as users search');
+    return rowCount ?? 0;
+  }
+
+  /** Documents of `userId` waiting for an embedding (oldest first, one pass's worth). */
   async pending(userId: string): Promise<Array<{ id: string; text: string; hash: string }>> {
-    const { rows } = await this.pool.query<{ id: string; text: string | null; content_hash: string }>(PENDING, [userId, this.client.model, PENDING_PER_PASS]);
+    const { rows } = await this.pool.query<{ id: string; text: string | null; content_hash: string }>(PENDING, [userId, PENDING_PER_PASS]);
     return rows.filter((row): row is typeof row & { text: string } => row.text !== null).map((row) => ({ id: row.id, text: row.text, hash: row.content_hash }));
   }
 

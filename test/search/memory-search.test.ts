@@ -176,6 +176,23 @@ describe('memory search', () => {
     expect((await search.search(userId, ['plants flowers'])).hits.map((hit) => hit.id)).not.toContain(id);
   });
 
+  it('a change of EMBEDDINGS_MODEL drops the old model\'s vectors at start-up; they are embedded again at the next search', async () => {
+    const userId = await newUser();
+    const notes = notesService(indexerFor());
+    const id = await save(notes, userId, 'Abu Hassan in Jaffa: Dana raved about it');
+    await notes.afterWrite(userId, {});
+    const next = await FakeEmbeddingsServer.start({ model: 'fake-embed-2' });
+    try {
+      const indexer = new EmbeddingIndexer(database.pool, new EmbeddingsClient({ baseUrl: next.url, apiKey: next.apiKey, model: next.model, timeoutMs: 2_000, pricePerMillionTokens: 0.1, batchSize: 16 }), logger);
+      expect(await indexer.forgetOtherModels()).toBeGreaterThanOrEqual(1);
+      const found = await new MemorySearch(database.pool, {}, indexer, logger).search(userId, ['eatery she suggested']);
+      expect(found.hits.map((hit) => hit.id)).toEqual([id]);
+      expect(next.embeddedTexts()).toContain('Abu Hassan in Jaffa: Dana raved about it\n\nAbu Hassan in Jaffa: Dana raved about it');
+    } finally {
+      await next.close();
+    }
+  });
+
   it('an edit that changes the words drops the old embedding; one that does not keeps it', async () => {
     const userId = await newUser();
     const indexer = indexerFor();
