@@ -4,6 +4,7 @@ import type { ConnectionStore } from '../connections/connection-store.js';
 import type { Logger } from '../logging/logger.js';
 import { createOutboundHttp, networkFailureText, type OutboundHttp } from '../net/outbound-fetch.js';
 import { OUTBOUND_REFUSED_MESSAGE, OutboundRefusedError, type OutboundPolicy } from '../net/outbound-policy.js';
+import { trackedFetch } from '../net/tracked-fetch.js';
 import type { ContactService, ImportReport } from './contact-service.js';
 import { parseVcards } from './vcard.js';
 
@@ -17,18 +18,7 @@ export type AddressBookResult = { ok: true; value: ImportReport & { addressBooks
  * address book the server names there) is refused before it is contacted.
  */
 export async function fetchAddressBookCards(account: { serverUrl: string; username: string; password: string; http: OutboundHttp }): Promise<{ ok: true; cards: string[]; addressBooks: number } | { ok: false; error: string }> {
-  let refusal: OutboundRefusedError | undefined;
-  let lastStatus: number | undefined;
-  const checkedFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    try {
-      const response = await account.http.fetch(input, init);
-      lastStatus = response.status;
-      return response;
-    } catch (error) {
-      if (error instanceof OutboundRefusedError) refusal ??= error;
-      throw error;
-    }
-  };
+  const { fetch: checkedFetch, seen } = trackedFetch(account.http);
   try {
     await account.http.check(account.serverUrl);
     const client = await createDAVClient({
@@ -44,12 +34,12 @@ export async function fetchAddressBookCards(account: { serverUrl: string; userna
       await account.http.check(addressBook.url);
       for (const card of await client.fetchVCards({ addressBook })) if (typeof card.data === 'string') cards.push(card.data);
     }
-    if (refusal) return { ok: false, error: OUTBOUND_REFUSED_MESSAGE };
+    if (seen.refusal) return { ok: false, error: OUTBOUND_REFUSED_MESSAGE };
     return { ok: true, cards, addressBooks: addressBooks.length };
   } catch (error) {
-    if (error instanceof OutboundRefusedError || refusal) return { ok: false, error: OUTBOUND_REFUSED_MESSAGE };
-    if (lastStatus === 401 || lastStatus === 403) return { ok: false, error: 'The server refused the saved password; the user should connect the calendar again.' };
-    return { ok: false, error: `Could not read the address book (${lastStatus ? `HTTP ${lastStatus}` : networkFailureText(error)}). Nothing was imported.` };
+    if (error instanceof OutboundRefusedError || seen.refusal) return { ok: false, error: OUTBOUND_REFUSED_MESSAGE };
+    if (seen.lastStatus === 401 || seen.lastStatus === 403) return { ok: false, error: 'The server refused the saved password; the user should connect the calendar again.' };
+    return { ok: false, error: `Could not read the address book (${seen.lastStatus ? `HTTP ${seen.lastStatus}` : networkFailureText(error)}). Nothing was imported.` };
   }
 }
 
