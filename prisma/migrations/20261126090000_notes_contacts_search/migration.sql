@@ -116,6 +116,8 @@ CREATE TABLE herald_search.document (
     CHECK ((kind = 'note') = (note_id IS NOT NULL) AND (kind = 'fact') = (fact_id IS NOT NULL))
 );
 CREATE INDEX document_user_kind_idx ON herald_search.document (user_id, kind);
+-- The configurations a user's documents use, read by a skip scan (a few index probes, not 10,000 rows).
+CREATE INDEX document_user_config_idx ON herald_search.document (user_id, config);
 CREATE INDEX document_tsv_idx ON herald_search.document USING GIN (tsv);
 -- Rows still waiting for an embedding (a new note, an edited one, a service that was down).
 CREATE INDEX document_unembedded_idx ON herald_search.document (user_id) WHERE embedding IS NULL;
