@@ -22,6 +22,7 @@ import { banner, table, type Cell } from './support/report.js';
 import { accessBenchmark } from './access.js';
 import { burstBenchmark } from './burst.js';
 import { observabilityBenchmark } from './observability.js';
+import { brainBenchmark } from './brain.js';
 import { calendarBenchmark } from './calendar.js';
 import { conversationBenchmark } from './conversation.js';
 import { emailBenchmark } from './email.js';
@@ -47,6 +48,7 @@ const benchmarks: Benchmark[] = [
   accessBenchmark,
   conversationBenchmark,
   mediaBenchmark,
+  brainBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

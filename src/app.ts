@@ -9,6 +9,7 @@ import { twilioStatusRoute, type TwilioStatusRouteOptions } from './http/routes/
 import { devPhoneRoute, type DevPhoneRouteOptions } from './http/routes/dev-phone.js';
 import { pagesRoute, type PagesRouteOptions } from './http/routes/pages.js';
 import { connectRoutes, type ConnectRouteOptions } from './http/routes/connect.js';
+import { dataExportRoute, type DataExportRouteOptions } from './http/routes/data-export.js';
 import { serializeRequest } from './http/request-log.js';
 import { metricsRoute } from './http/routes/metrics.js';
 import type { HeraldMetrics } from './observability/metrics.js';
@@ -30,6 +31,8 @@ export interface AppDependencies {
   pages?: PagesRouteOptions['pages'];
   /** `/connect/<token>`, `/oauth/google/callback` and `/calendar/<token>.ics`; absent only in stripped-down benchmark apps. */
   connect?: ConnectRouteOptions;
+  /** `/p/<token>/<file>`: MY DATA's downloads. */
+  exports?: DataExportRouteOptions['exports'];
   /** `/dev/phone`, in local mode only (Twilio not configured). */
   devPhone?: Omit<DevPhoneRouteOptions, 'signature'>;
   /** Prometheus metrics: request durations are recorded when enabled; `GET /metrics` exists only with a token (METRICS_TOKEN). */
@@ -76,6 +79,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(twilioStatusRoute, { signature, statusCallbacks: deps.statusCallbacks });
   await app.register(healthRoutes, { readiness: deps.readiness });
   if (deps.pages) await app.register(pagesRoute, { pages: deps.pages });
+  if (deps.exports) await app.register(dataExportRoute, { exports: deps.exports });
   if (deps.connect) await app.register(connectRoutes, deps.connect);
   if (deps.devPhone) await app.register(devPhoneRoute, { ...deps.devPhone, signature });
   return app;

@@ -51,6 +51,10 @@ import { profileForm } from './users/profile-form.js';
 import { createHeraldAgents } from './agents/herald-agents.js';
 import { createCalendarModule, type CalendarModule } from './calendar/calendar-module.js';
 import { createEmailModule, type EmailModule } from './email/email-module.js';
+import { createBrainModule, type BrainModule } from './notes/brain-module.js';
+import { createContactsModule, type ContactsModule } from './contacts/contacts-module.js';
+import { AddressBookImport } from './contacts/address-book-import.js';
+import { GoogleContacts } from './contacts/google-contacts.js';
 import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
@@ -60,6 +64,7 @@ import { BudgetGuard } from './budgets/budget-guard.js';
 import { resolveEncryptionKey } from './connections/encryption-key.js';
 import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
 import { MyDataPage } from './data-rights/my-data-page.js';
+import { DataExport } from './data-rights/data-export.js';
 import { UserEraser } from './data-rights/user-eraser.js';
 import { HeraldCommands } from './turns/turn-commands.js';
 import { AllowedHosts } from './net/allowed-hosts.js';
@@ -102,6 +107,8 @@ export interface HeraldOptions {
   metrics?: HeraldMetrics;
   /** Tracing to use; default: OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none. */
   tracing?: Tracing;
+  /** How the second brain's search runs and reaches the embeddings service (tests of its fallbacks). */
+  brain?: Pick<Parameters<typeof createBrainModule>[0], 'capabilities' | 'fetch'>;
 }
 
 /** A wired Herald: the HTTP app plus the workers behind it. */
@@ -119,6 +126,10 @@ export interface Herald {
   calendar: CalendarModule;
   /** The user's mailbox (IMAP/SMTP, Gmail) and email-agent. */
   email: EmailModule;
+  /** Notes and the search over notes and facts. */
+  brain: BrainModule;
+  /** The people in the user's life, and contacts-agent. */
+  contacts: ContactsModule;
   /** Who may use Herald: the invite list and invite codes. */
   access: AccessService;
   /** MY DATA pages and DELETE MY DATA. */
@@ -198,7 +209,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     onSend: (event) => turnObserver.sent(event),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
-  const facts = new FactService(prisma, database.pool, clock);
+  const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
+  const facts = new FactService(prisma, database.pool, clock, brain.similarFacts);
   const reminders = new ReminderService(prisma, queue, clock, {
     maxTextLength: config.reminders.maxTextLength,
     maxActivePerUser: config.reminders.maxActivePerUser,
@@ -221,8 +233,15 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   );
   // The one rule for every server a user points Herald at (CalDAV, IMAP, SMTP): src/net.
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
-  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger });
+  const contacts = createContactsModule({ config, prisma, clock });
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup });
+  // Google Contacts (contacts.readonly), asked for only when the user connects their contacts.
+  const googleContacts =
+    calendar.google && config.connections.google
+      ? new GoogleContacts({ contacts: contacts.contacts, google: calendar.google, apiBaseUrl: config.connections.google.apiBaseUrl, logger: logger.child({ component: 'contacts' }) })
+      : undefined;
+  if (googleContacts) calendar.connect.add([googleContacts.connectMethod(calendar.links)]);
   const access = new AccessService(prisma, clock, config.access);
   if (config.access.mode === 'invite' && config.access.ownerPhones.length === 0) {
     logger.warn('ACCESS_MODE is invite but OWNER_PHONES is empty: only numbers allowed with `npm run accounts -- allow` can use Herald');
@@ -238,7 +257,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
   const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
-  const dataRights = new DataRights(new MyDataPage(prisma, clock), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
+  const exportKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald data export').digest();
+  const dataExport = new DataExport(prisma, exportKey, clock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl });
+  const dataRights = new DataRights(new MyDataPage(prisma, clock, dataExport), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
   // Local mode: files attached in the dev phone are served by Herald's own Twilio-like media API.
   const devMedia = outboundFeed ? new DevMediaStore(() => clock.now().getTime()) : undefined;
   let server: FastifyInstance | undefined;
@@ -254,7 +275,28 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     model,
     models: config.models,
     // Each agent's prompt budget (CTX-6) comes from configuration (AGENT_PROMPT_TOKENS).
-    registry: tracedRegistry(createHeraldAgents({ reminders, lists, facts, users, pages, calendar, email }, config.limits.agentPromptTokens), tracing),
+    registry: tracedRegistry(
+      createHeraldAgents(
+        {
+          reminders,
+          lists,
+          facts,
+          users,
+          pages,
+          calendar,
+          email,
+          brain,
+          contacts: {
+            agent: contacts.agentWith(
+              new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) }),
+              googleContacts ? { google: googleContacts, links: calendar.links, connections: calendar.connections } : undefined,
+            ),
+          },
+        },
+        config.limits.agentPromptTokens,
+      ),
+      tracing,
+    ),
     store: new PrismaPlanStore(prisma),
     clock,
     ids,
@@ -356,6 +398,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     statusCallbacks: outbox,
     pages,
+    exports: dataExport,
     connect: { connect: calendar.connect, calendarFeed: calendar.feed, secureCookies: config.http.linkBaseUrl.startsWith('https:') },
     ...(outboundFeed && devMedia
       ? { devPhone: { feed: outboundFeed, heraldNumber: config.twilio.smsFrom ?? DEFAULT_HERALD_NUMBER, media: devMedia, mediaMaxBytes: config.media.maxBytes } }
@@ -398,6 +441,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     pages,
     calendar,
     email,
+    brain,
+    contacts,
     access,
     eraser,
     questions,

@@ -8,7 +8,7 @@ import type { AgentDefinition } from './agent-definition.js';
 import { createAgentRegistry, type AgentRegistry } from './agent-registry.js';
 import { generalAgent } from './general/general-agent.js';
 import { listAgent } from './lists/list-agent.js';
-import { memoryAgent } from './memory/memory-agent.js';
+import { memoryAgent, type BrainServices } from './memory/memory-agent.js';
 import { schedulerAgent } from './scheduler/scheduler-agent.js';
 import { uiAgent } from './ui/ui-agent.js';
 
@@ -21,6 +21,10 @@ export interface HeraldAgentServices {
   pages: PageService;
   calendar: { agent: AgentDefinition };
   email: { agent: AgentDefinition };
+  /** Notes and search_memory (memory-agent grows into the second brain). */
+  brain?: Omit<BrainServices, 'pages'> | undefined;
+  /** The people in the user's life. */
+  contacts?: { agent: AgentDefinition } | undefined;
 }
 
 /**
@@ -32,10 +36,11 @@ export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTo
   const agents = [
     schedulerAgent(services.reminders, bulkPage(services.pages)),
     listAgent(services.lists, bulkPage(services.pages)),
-    memoryAgent(services.facts, services.users),
+    memoryAgent(services.facts, services.users, services.brain ? { ...services.brain, pages: services.pages } : undefined),
     uiAgent(services.pages),
     services.calendar.agent,
     services.email.agent,
+    ...(services.contacts ? [services.contacts.agent] : []),
     generalAgent,
   ];
   return createAgentRegistry(agents.map((agent) => ({ ...agent, promptBudgetTokens })));

@@ -1,6 +1,7 @@
 import { createDAVClient } from 'tsdav';
 import { networkFailureText, type OutboundHttp } from '../net/outbound-fetch.js';
 import { OutboundRefusedError } from '../net/outbound-policy.js';
+import { trackedFetch } from '../net/tracked-fetch.js';
 
 /** A calendar found on a CalDAV server. */
 export interface DiscoveredCalendar {
@@ -30,21 +31,8 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
     if (error instanceof OutboundRefusedError) return refusedAddress(error);
     return { ok: false, field: 'serverUrl', error: `Could not reach that server (${networkFailureText(error)}). Check the address and try again.` };
   }
-  let lastStatus: number | undefined;
-  let networkError: unknown;
-  let refusal: OutboundRefusedError | undefined;
-  const checkedFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    try {
-      const response = await account.http.fetch(input, init);
-      lastStatus = response.status;
-      return response;
-    } catch (error) {
-      // tsdav swallows some failures (discovery tries several URLs): the first one says why.
-      if (error instanceof OutboundRefusedError) refusal ??= error;
-      else networkError ??= error;
-      throw error;
-    }
-  };
+  // tsdav swallows some failures (discovery tries several URLs): the first one says why.
+  const { fetch: checkedFetch, seen } = trackedFetch(account.http);
   try {
     const client = await createDAVClient({
       serverUrl: account.serverUrl,
@@ -57,8 +45,8 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
       .filter((calendar) => !calendar.components || calendar.components.includes('VEVENT'))
       .map((calendar) => ({ url: calendar.url, name: typeof calendar.displayName === 'string' && calendar.displayName ? calendar.displayName : (calendar.url.split('/').filter(Boolean).pop() ?? 'Calendar') }));
     if (calendars.length === 0) {
-      if (refusal) return refusedAddress(refusal);
-      if (lastStatus === 401 || lastStatus === 403) return refusedPassword();
+      if (seen.refusal) return refusedAddress(seen.refusal);
+      if (seen.lastStatus === 401 || seen.lastStatus === 403) return refusedPassword();
       return { ok: false, field: 'serverUrl', error: 'Signed in, but found no calendars for events at this address. Check the server address.' };
     }
     // The server names where its calendars are: each is checked like the address typed
@@ -72,10 +60,10 @@ export async function checkCaldavAccount(account: { serverUrl: string; username:
     return { ok: true, calendars: [calendars[index]!, ...calendars.filter((_calendar, position) => position !== index)] };
   } catch (error) {
     if (error instanceof OutboundRefusedError) return refusedAddress(error);
-    if (refusal) return refusedAddress(refusal);
-    if (lastStatus === 401 || lastStatus === 403) return refusedPassword();
-    if (lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${networkFailureText(networkError ?? error)}). Check the address and try again.` };
-    return { ok: false, field: 'serverUrl', error: `That server did not answer like a CalDAV calendar server (HTTP ${lastStatus}). Check the address.` };
+    if (seen.refusal) return refusedAddress(seen.refusal);
+    if (seen.lastStatus === 401 || seen.lastStatus === 403) return refusedPassword();
+    if (seen.lastStatus === undefined) return { ok: false, field: 'serverUrl', error: `Could not reach that server (${networkFailureText(seen.networkError ?? error)}). Check the address and try again.` };
+    return { ok: false, field: 'serverUrl', error: `That server did not answer like a CalDAV calendar server (HTTP ${seen.lastStatus}). Check the address.` };
   }
 }
 

@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import type { ToolDefinition } from '../tools/tool.js';
 import { calendarAgent } from '../agents/calendar/calendar-agent.js';
 import { calendarConnectMethods } from './calendar-connect-methods.js';
 import { CalendarFeed } from './calendar-feed.js';
@@ -34,6 +35,8 @@ export async function createCalendarModule(deps: {
   ids: IdGenerator;
   logger: Logger;
   pages?: PageService | undefined;
+  /** find_contacts, so "invite Dana" resolves to her address. */
+  contactLookup?: ToolDefinition | undefined;
 }) {
   const { config, prisma, clock, ids, logger, outbound } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
@@ -45,7 +48,7 @@ export async function createCalendarModule(deps: {
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
   const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
-  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed, page: deps.pages ? bulkPage(deps.pages) : undefined }) };
+  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed, page: deps.pages ? bulkPage(deps.pages) : undefined }, deps.contactLookup) };
 }
 
 /** The wired calendar module. */

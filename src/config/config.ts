@@ -186,6 +186,25 @@ function toConfig(environment: Environment) {
             }
           : undefined,
     },
+    brain: {
+      /** Notes one user may keep (NOTES_MAX_PER_USER). */
+      maxNotesPerUser: environment.NOTES_MAX_PER_USER,
+      /** Contacts one user may keep (CONTACTS_MAX_PER_USER); a vCard import stops there and reports the rest. */
+      maxContactsPerUser: environment.CONTACTS_MAX_PER_USER,
+      /** An OpenAI-compatible embeddings service; unset: search by words (and trigrams) only. */
+      embeddings:
+        environment.EMBEDDINGS_BASE_URL && environment.EMBEDDINGS_API_KEY && environment.EMBEDDINGS_MODEL
+          ? {
+              baseUrl: environment.EMBEDDINGS_BASE_URL,
+              apiKey: environment.EMBEDDINGS_API_KEY,
+              model: environment.EMBEDDINGS_MODEL,
+              dimensions: environment.EMBEDDINGS_DIMENSIONS,
+              timeoutMs: environment.EMBEDDINGS_TIMEOUT_MS,
+              batchSize: environment.EMBEDDINGS_BATCH_SIZE,
+              pricePerMillionTokens: environment.EMBEDDINGS_PRICE_PER_MTOK,
+            }
+          : undefined,
+    },
     connections: {
       /** Unset outside production: a development key is kept under DATA_DIR (src/connections/encryption-key.ts). */
       encryptionKey: environment.HERALD_ENCRYPTION_KEY,

@@ -257,6 +257,15 @@ export const environmentSchema = z
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(httpUrl.optional()),
     OTEL_EXPORTER_OTLP_HEADERS: optionalString,
     OTEL_SERVICE_NAME: withDefault('herald'),
+    EMBEDDINGS_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
+    EMBEDDINGS_API_KEY: optionalString,
+    EMBEDDINGS_MODEL: optionalString,
+    EMBEDDINGS_DIMENSIONS: unsetWhenEmpty(z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(16_000)).optional()),
+    EMBEDDINGS_TIMEOUT_MS: integer(3_000, 1),
+    EMBEDDINGS_BATCH_SIZE: integer(64, 1, 2048),
+    EMBEDDINGS_PRICE_PER_MTOK: unsetWhenEmpty(usd.default(0.13)),
+    NOTES_MAX_PER_USER: integer(10_000, 1),
+    CONTACTS_MAX_PER_USER: integer(5_000, 1),
   })
   // Rules across variables. `when` makes them run even when some variable failed its own
   // check (zod skips object refinements after a failed enum or type by default), so one
@@ -276,6 +285,10 @@ export const environmentSchema = z
     }
     if (Boolean(environment.TWILIO_API_KEY_SID) !== Boolean(environment.TWILIO_API_KEY_SECRET)) {
       context.addIssue({ code: 'custom', path: ['TWILIO_API_KEY_SECRET'], message: 'set both TWILIO_API_KEY_SID and TWILIO_API_KEY_SECRET, or neither' });
+    }
+    const embeddings = [environment.EMBEDDINGS_BASE_URL, environment.EMBEDDINGS_API_KEY, environment.EMBEDDINGS_MODEL];
+    if (embeddings.some(Boolean) && !embeddings.every(Boolean)) {
+      context.addIssue({ code: 'custom', path: ['EMBEDDINGS_MODEL'], message: 'set EMBEDDINGS_BASE_URL, EMBEDDINGS_API_KEY and EMBEDDINGS_MODEL together, or none of them' });
     }
     if (Boolean(environment.GOOGLE_CLIENT_ID) !== Boolean(environment.GOOGLE_CLIENT_SECRET)) {
       context.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither' });
@@ -318,6 +331,7 @@ export const secretVariables = [
   'TWILIO_API_KEY_SECRET',
   'ANTHROPIC_API_KEY',
   'TRANSCRIPTION_API_KEY',
+  'EMBEDDINGS_API_KEY',
   'DATABASE_URL',
   'HERALD_ENCRYPTION_KEY',
   'GOOGLE_CLIENT_SECRET',

@@ -3,6 +3,9 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { PageInput } from '../pages/page-spec.js';
 import type { Clock } from '../shared/clock.js';
 
+/** Where a contact came from, as the page says it. */
+const contactSources: Record<string, string> = { user: 'you told Herald', vcard: 'a contact card you sent', carddav: 'your address book', google: 'Google Contacts' };
+
 /**
  * Everything Herald holds about one user, as a page spec (src/pages renders it, escaped,
  * at an unguessable expiring link). Connected accounts show their labels only: secrets
@@ -12,12 +15,20 @@ export class MyDataPage {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
+    /** Download links for the user's notes and contacts (src/data-rights/data-export.ts). */
+    private readonly downloads?: { links(userId: string): Array<{ label: string; url: string }> },
   ) {}
 
   /** The page for `userId`; undefined for an unknown user. */
   async build(userId: string): Promise<PageInput | undefined> {
     const user = await this.prisma.user.findUnique({ where: { id: userId } });
     if (!user) return undefined;
+    const [notes, noteCount, contacts, contactCount] = await Promise.all([
+      this.prisma.note.findMany({ where: { userId }, orderBy: { updatedAt: 'desc' }, take: 50, select: { title: true, tags: true } }),
+      this.prisma.note.count({ where: { userId } }),
+      this.prisma.contact.findMany({ where: { userId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], take: 50, select: { name: true, relationship: true, source: true } }),
+      this.prisma.contact.count({ where: { userId } }),
+    ]);
     const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations, grant] = await Promise.all([
       this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true } }),
       this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' }, select: { text: true, nextDueAt: true, rrule: true } }),
@@ -65,6 +76,25 @@ export class MyDataPage {
       facts.length > 0
         ? { kind: 'list', heading: `What Herald remembers (${facts.length})`, items: facts.map((fact) => `${fact.content} (${fact.category})`) }
         : { kind: 'text', heading: 'What Herald remembers', markdown: 'Nothing.' },
+      noteCount > 0
+        ? {
+            kind: 'list',
+            heading: `Notes (${noteCount})`,
+            items: [...notes.map((note) => (note.tags.length > 0 ? `${note.title} (${note.tags.join(', ')})` : note.title)), ...(noteCount > notes.length ? [`…and ${noteCount - notes.length} more (all of them are in the download below)`] : [])],
+          }
+        : { kind: 'text', heading: 'Notes', markdown: 'None.' },
+      contactCount > 0
+        ? {
+            kind: 'table',
+            heading: `Contacts (${contactCount})`,
+            ...(contactCount > contacts.length ? { caption: `The first ${contacts.length}; all of them are in the download below.` } : {}),
+            columns: ['Name', 'Relationship', 'From'],
+            rows: contacts.map((contact) => [contact.name, contact.relationship ?? '', contactSources[contact.source] ?? contact.source]),
+          }
+        : { kind: 'text', heading: 'Contacts', markdown: 'None.' },
+      ...(this.downloads && noteCount + contactCount > 0
+        ? [{ kind: 'links' as const, heading: 'Download your notes and contacts', links: this.downloads.links(userId) }]
+        : []),
       reminders.length > 0
         ? {
             kind: 'table',

@@ -9,6 +9,7 @@ import type { Logger } from '../logging/logger.js';
 import type { OutboundPolicy } from '../net/outbound-policy.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
+import type { ToolDefinition } from '../tools/tool.js';
 import { emailConnectMethods } from './email-connect-methods.js';
 import { EmailService } from './email-service.js';
 import { CHOOSE_EMAIL_PURPOSE, GOOGLE_EMAIL_PURPOSE, gmailConnectMethods } from './gmail-connect-methods.js';
@@ -30,6 +31,8 @@ export function createEmailModule(deps: {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** find_contacts, so "email Dana" resolves to her address. */
+  contactLookup?: ToolDefinition | undefined;
 }) {
   const { google } = deps;
   const timeoutMs = deps.config.connections.timeoutMs;
@@ -41,7 +44,7 @@ export function createEmailModule(deps: {
   }
   // With Google: a new mailbox chooses Gmail or another one; a Gmail mailbox reconnects straight through Google.
   const connectPurpose = (connection?: ConnectionRecord) => (!google ? EMAIL_CONNECT_PURPOSE : !connection ? CHOOSE_EMAIL_PURPOSE : connection.provider === 'google' ? GOOGLE_EMAIL_PURPOSE : EMAIL_CONNECT_PURPOSE);
-  return { emails, agent: emailAgent({ emails, links: deps.links, connectPurpose }) };
+  return { emails, agent: emailAgent({ emails, links: deps.links, connectPurpose }, deps.contactLookup) };
 }
 
 /** The wired email module. */

@@ -1,6 +1,6 @@
 import type { gmail_v1 } from '@googleapis/gmail';
 import addressparser from 'nodemailer/lib/addressparser';
-import type { MailAddress, MailMessage, MailSummary } from './mail-message.js';
+import { unsubscribeLinks, type MailAddress, type MailMessage, type MailSummary } from './mail-message.js';
 import { decodeBytes, decodeMimeWords } from './mime-words.js';
 import { capText, readableText, snippetOf } from './mail-text.js';
 
@@ -52,6 +52,7 @@ export function toMessage(message: GmailMessage): MailMessage {
     text: readable.text,
     truncated: readable.truncated,
     attachments,
+    unsubscribe: unsubscribeLinks(headers.get('list-unsubscribe')),
   };
 }
 

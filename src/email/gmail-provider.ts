@@ -8,6 +8,7 @@ import { toMessage, toSummary } from './gmail-message.js';
 import { gmailQuery } from './gmail-query.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
+import type { FilingResult, MailFiling } from './mail-filing.js';
 
 /** Reading and searching the mailbox (no changes to it). */
 export const GMAIL_READ_SCOPE = 'https://www.googleapis.com/auth/gmail.readonly';
@@ -101,6 +102,14 @@ export class GmailProvider implements MailProvider {
       throw refusedRecipients(error, mail) ?? error;
     }
     return { messageId, accepted: [...mail.to, ...mail.cc] };
+  }
+
+  /**
+   * Gmail is connected to read and send only (gmail.readonly, gmail.send): changing labels
+   * needs gmail.modify, which Herald does not ask for yet. Says so; nothing is changed.
+   */
+  async file(_ids: string[], _filing: MailFiling): Promise<FilingResult> {
+    throw new MailError('invalid', `Herald can read and send mail in ${this.label} but not file it yet (Gmail was connected without permission to change labels). Nothing was changed.`);
   }
 
   async close(): Promise<void> {

@@ -5,8 +5,9 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { OutboundAccess } from '../net/outbound-policy.js';
 import { ImapSession, parseMailServerUrl } from './imap-session.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, unsubscribeLinks, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
+import { fileInInbox, type FilingResult, type MailFiling } from './mail-filing.js';
 import { capText, readableText, snippetOf } from './mail-text.js';
 import { addressesOf, parseHeadersAndPart, preferredPart, referencesOf, textPartsOf } from './mime-parts.js';
 import { composeMail, sendComposed } from './smtp-sender.js';
@@ -137,6 +138,7 @@ export class ImapMailProvider implements MailProvider {
             text: capped.text,
             truncated: capped.truncated || (part?.size !== undefined && part.size > TEXT_PART_BYTES),
             attachments: parts.attachments,
+            unsubscribe: unsubscribeLinks(parsed.headerLines.find((header) => header.key === 'list-unsubscribe')?.line.replace(/^[^:]*:/, '')),
           });
         }
         return wanted.map((id) => found.get(id.uid)).filter((message): message is MailMessage => message !== undefined);
@@ -157,6 +159,22 @@ export class ImapMailProvider implements MailProvider {
       throw new MailError('rejected_recipient', `The mail was sent to ${outcome.accepted.join(', ')}, but the mail server refused ${outcome.rejected.join(', ')} (${outcome.reply}). Check that address.`, { recipients: outcome.rejected });
     }
     return { messageId: composed.messageId, accepted: outcome.accepted };
+  }
+
+  async file(ids: string[], filing: MailFiling): Promise<FilingResult> {
+    return this.session.run(async (client) => {
+      const uids = new Map<number, string>();
+      const uidsOf = (validity: string) => {
+        for (const id of ids) {
+          const parsed = parseId(id);
+          if (parsed && parsed.validity === validity) uids.set(parsed.uid, id);
+        }
+        return [...uids.keys()];
+      };
+      const done = await fileInInbox(client, uidsOf, filing, this.label);
+      const filed = done.filed.map((uid) => uids.get(uid)!);
+      return { filed, missing: ids.filter((id) => !filed.includes(id)), ...(done.folder ? { folder: done.folder } : {}) };
+    });
   }
 
   async close(): Promise<void> {

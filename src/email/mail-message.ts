@@ -61,6 +61,17 @@ export interface MailMessage extends MailSummary {
   /** True when `text` was cut to the cap. */
   truncated: boolean;
   attachments: { filename?: string | undefined; contentType: string; size: number }[];
+  /** The List-Unsubscribe links (https and mailto only): shown to the user to open, never followed by Herald. */
+  unsubscribe?: string[] | undefined;
+}
+
+/** The https and mailto links of a List-Unsubscribe header (RFC 2369: <uri>, <uri>), at most three. */
+export function unsubscribeLinks(header: string | undefined): string[] {
+  if (!header) return [];
+  return [...header.matchAll(/<\s*([^<>\s]+)\s*>/g)]
+    .map((match) => match[1]!)
+    .filter((uri) => /^(https:\/\/|mailto:)/i.test(uri) && uri.length <= 500)
+    .slice(0, 3);
 }
 
 /** A mail to send, exactly as the user confirmed it. */

@@ -1,3 +1,4 @@
+import type { FilingResult, MailFiling } from './mail-filing.js';
 import type { MailMessage, MailQuery, MailSearchResult, OutgoingMail, SentMail } from './mail-message.js';
 
 /**
@@ -18,6 +19,11 @@ export interface MailProvider {
   get(ids: string[]): Promise<MailMessage[]>;
   /** Sends exactly this mail from {@link address} and keeps a copy in the Sent folder. */
   send(mail: OutgoingMail): Promise<SentMail>;
+  /**
+   * Archives, marks read or unread, moves or deletes INBOX messages by the ids a search gave;
+   * ids no longer there are reported missing, never an error.
+   */
+  file(ids: string[], filing: MailFiling): Promise<FilingResult>;
   /** Releases connections held open between calls (IMAP sessions). */
   close(): Promise<void>;
 }

@@ -3,6 +3,8 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type pg from 'pg';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, uuidv7 } from '../shared/sql.js';
+import type { EmbeddingCostSink } from '../search/embedding-indexer.js';
+import type { SimilarFacts } from '../search/similar-facts.js';
 
 const FACT_COLUMNS = 'id, category, subject, content';
 // Serialises one user's memory writes, so concurrent repeats still end up as one row.
@@ -51,6 +53,8 @@ export class FactService {
     private readonly prisma: PrismaClient,
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
+    /** Finds a saved fact a new one repeats in other words (src/search); without it only exact repeats and subjects count. */
+    private readonly similar?: SimilarFacts | undefined,
   ) {}
 
   async list(userId: string, category?: string): Promise<FactView[]> {
@@ -67,13 +71,13 @@ export class FactService {
    * transaction-scoped advisory lock, so concurrent repeats (with or without a subject)
    * still end up as one row, reported once as created.
    */
-  async remember(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
+  async remember(userId: string, fact: { category: string; subject?: string | undefined; content: string }, onCost?: EmbeddingCostSink): Promise<{ effect: FactEffect; fact: FactView }> {
     try {
-      return await this.rememberLocked(userId, fact);
+      return await this.rememberLocked(userId, fact, onCost);
     } catch (error) {
       // A writer that bypassed the lock took the subject first: the unique (userId, subject)
       // index refused ours. Once more, now that its row is visible: it becomes an update.
-      if ((error as { code?: string }).code === '23505') return this.rememberLocked(userId, fact);
+      if ((error as { code?: string }).code === '23505') return this.rememberLocked(userId, fact, onCost);
       throw error;
     }
   }
@@ -83,7 +87,7 @@ export class FactService {
    * prepared SQL: remember_fact sits on the reply's critical path, and each statement
    * through Prisma costs several times more).
    */
-  private async rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }): Promise<{ effect: FactEffect; fact: FactView }> {
+  private async rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }, onCost?: EmbeddingCostSink): Promise<{ effect: FactEffect; fact: FactView }> {
     const content = fact.content.trim();
     const subject = fact.subject ? normalizeFact(fact.subject).slice(0, 80) || undefined : undefined;
     const normalized = normalizeFact(content);
@@ -93,7 +97,12 @@ export class FactService {
       await client.query({ name: preparedName(LOCK_USER_FACTS), text: LOCK_USER_FACTS, values: [`fact:${userId}`] });
       const { rows: existing } = await client.query<FactView>({ name: preparedName(USER_FACTS), text: USER_FACTS, values: [userId] });
       const repeat = existing.find((candidate) => normalizeFact(candidate.content) === normalized);
-      const sameSubject = subject ? existing.find((candidate) => candidate.subject === subject) : undefined;
+      let sameSubject = subject ? existing.find((candidate) => candidate.subject === subject) : undefined;
+      if (!repeat && !sameSubject && this.similar) {
+        // The same thing in other words ("Lives in Tel Aviv", "Home is in Tel Aviv") updates that fact.
+        const similarId = await this.similar.find(client, userId, content, onCost);
+        sameSubject = existing.find((candidate) => candidate.id === similarId && (!subject || candidate.subject === null || candidate.subject === subject));
+      }
       const now = this.clock.now().toISOString().replace('Z', '');
       let result: { effect: FactEffect; fact: FactView };
       if (repeat) {

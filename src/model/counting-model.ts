@@ -40,6 +40,17 @@ export class CountingModel implements ModelClient {
     }
   }
 
+  /**
+   * Adds what a tool's paid service (embeddings) cost to the turn: its cost counts in the
+   * turn's total and budget, and it gets a line of its own; its tokens are not prompt
+   * tokens, so they do not count against TURN_MAX_INPUT_TOKENS.
+   */
+  recordService(service: string, tokens: number, costUsd: number): void {
+    this.costUsd += costUsd;
+    const line = this.lines.get(service) ?? { model: service, calls: 0, usage: emptyUsage(), costUsd: 0 };
+    this.lines.set(service, { model: service, calls: line.calls + 1, usage: { ...line.usage, inputTokens: line.usage.inputTokens + tokens }, costUsd: line.costUsd + costUsd });
+  }
+
   /** Calls, tokens and cost per model that answered, in order of first answer. */
   byModel(): ModelUsageLine[] {
     return [...this.lines.values()].map((line) => ({ ...line, usage: { ...line.usage } }));

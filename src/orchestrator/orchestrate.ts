@@ -227,7 +227,15 @@ export async function orchestrate(
     await store.planUpdated(plan, 'executing', totals());
     const outcome = await executePlan(plan, context, language, signal, {
       registry: deps.registry,
-      stepRunner: { model, models: deps.models, clock: deps.clock, logger, maxIterations: AGENT_MAX_ITERATIONS, ...(plannerDeps.web ? { web: plannerDeps.web } : {}) },
+      stepRunner: {
+        model,
+        models: deps.models,
+        clock: deps.clock,
+        logger,
+        maxIterations: AGENT_MAX_ITERATIONS,
+        ...(plannerDeps.web ? { web: plannerDeps.web } : {}),
+        recordCost: (cost) => meter.recordService(cost.service, cost.tokens, cost.costUsd),
+      },
       store,
       clock: deps.clock,
       logger,

@@ -8,7 +8,7 @@ import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { languageCode } from '../texts/text-language.js';
-import { defineTool, type ToolDefinition } from '../tools/tool.js';
+import { defineTool, type ToolContext, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { PlanStep, StepResult } from './plan-state.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
@@ -27,6 +27,8 @@ export interface StepRunnerDependencies {
   maxIterations: number;
   /** The turn's web tools, for agents with `webAccess`. */
   web?: WebAccess;
+  /** Where tools report what other paid services (embeddings) cost the turn. */
+  recordCost?: ToolContext['recordCost'];
 }
 
 /** One attempt at one step. */
@@ -86,7 +88,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       messages: [{ role: 'user', content: attachments.length > 0 ? [...attachmentBlocks(attachments), { type: 'text', text: task }] : task }],
       tools: agent.tools,
       finishTool: completeStep,
-      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, language: languageCode(attempt.replyLanguage), clock: deps.clock, logger: deps.logger, signal: attempt.signal },
+      toolContext: { userId: attempt.user.id, timezone: attempt.user.timezone, language: languageCode(attempt.replyLanguage), clock: deps.clock, logger: deps.logger, signal: attempt.signal, recordCost: deps.recordCost },
       maxIterations: deps.maxIterations,
       signal: attempt.signal,
       progress,

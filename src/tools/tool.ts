@@ -15,6 +15,20 @@ export interface ToolContext {
   confirmed?: boolean | undefined;
   /** The language Herald's own words in a question or answer should be in (src/texts); default English. */
   language?: string | undefined;
+  /**
+   * Reports what a paid service other than the model cost this turn (embeddings): it is
+   * added to the turn's cost, and so to the user's daily budget. Absent outside a turn.
+   */
+  recordCost?: ((cost: ServiceCost) => void) | undefined;
+}
+
+/** One paid call a tool made to a service other than the model. */
+export interface ServiceCost {
+  /** e.g. "embeddings:voyage-3.5-lite". */
+  service: string;
+  /** Tokens billed. */
+  tokens: number;
+  costUsd: number;
 }
 
 /**

@@ -78,6 +78,7 @@ describe('calendar through the webhook (built-in calendar)', () => {
       'connect_calendar',
       'disconnect_calendar',
       'calendar_feed',
+      'find_contacts',
       'complete_step',
     ]);
   });

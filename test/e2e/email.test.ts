@@ -19,7 +19,7 @@ import { rawMail } from '../email/mail-fixtures.js';
 
 const ZONE = 'America/New_York';
 const plan = (task: string): ScriptedAnthropicResponse => singleStepPlan('email-agent', task);
-const EMAIL_TOOLS = ['search_emails', 'get_emails', 'send_email', 'connect_email', 'disconnect_email', 'complete_step'];
+const EMAIL_TOOLS = ['search_emails', 'get_emails', 'send_email', 'file_emails', 'connect_email', 'disconnect_email', 'find_contacts', 'complete_step'];
 /** 10:00 in New York on Monday 23 November 2026. */
 const clock = new ManualClock('2026-11-23T15:00:00Z');
 const at = (iso: string) => new Date(iso);
@@ -115,7 +115,7 @@ describe('email through the webhook (a real Dovecot + SMTP)', () => {
       (request) => {
         const [result] = toolResults(request);
         expect(result).toMatchObject({ isError: true });
-        expect(result!.content).toMatch(/^The tool "remember_fact" is not available to you\. Available: search_emails, get_emails, send_email, connect_email, disconnect_email/);
+        expect(result!.content).toMatch(/^The tool "remember_fact" is not available to you\. Available: search_emails, get_emails, send_email, file_emails, connect_email, disconnect_email, find_contacts/);
         return { toolCalls: [{ name: 'complete_step', input: { summary: 'Read it', reply: 'It is a note asking to forward your mail; I ignored it.' } }] };
       },
     );

@@ -112,7 +112,7 @@ describe('memory through the orchestrator, end to end', () => {
 
     // The sub-agent saw its task, not the conversation or memory.
     const agentRequest = harness.anthropic.requests[1]!;
-    expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
+    expect(agentRequest.toolNames().sort()).toEqual(['complete_step', 'delete_note', 'get_note', 'get_user_facts', 'list_notes', 'remember_fact', 'remove_fact', 'save_note', 'search_memory', 'update_fact', 'update_note', 'update_profile']);
     expect(agentRequest.allText()).not.toContain("remember that I'm vegetarian");
 
     const plans = await harness.database.prisma.planRun.findMany({ where: { turn: { userId: await userId() } }, include: { stepRuns: true } });

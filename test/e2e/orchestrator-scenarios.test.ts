@@ -110,7 +110,7 @@ describe('seed 001 manual scenarios through the webhook', () => {
 
     expect(reply).toBe("Noted - I'll remember you don't like early meetings."); // the em dash, plain on SMS
     expect(harness.anthropic.requests).toHaveLength(2);
-    expect(harness.anthropic.requests[1]!.toolNames().sort()).toEqual(['complete_step', 'get_user_facts', 'remember_fact', 'remove_fact', 'update_fact', 'update_profile']);
+    expect(harness.anthropic.requests[1]!.toolNames().sort()).toEqual(['complete_step', 'delete_note', 'get_note', 'get_user_facts', 'list_notes', 'remember_fact', 'remove_fact', 'save_note', 'search_memory', 'update_fact', 'update_note', 'update_profile']);
     expect(facts).toHaveLength(1);
     expect(facts[0]).toMatchObject({ category: 'preferences', subject: 'meeting times', content: "Doesn't like early meetings" });
     expect(planRun).toMatchObject({ status: 'completed', modelCalls: 2, version: 1 });

@@ -80,6 +80,8 @@ export class FakeGoogleServer {
   readonly apiRequests: string[] = [];
   /** The Gmail mailboxes behind the Gmail endpoints. */
   readonly gmail = new FakeGmail();
+  /** Each account's Google Contacts, as the People API returns them (`people/me/connections`). */
+  readonly people = new Map<string, Array<Record<string, unknown> & { resourceName: string }>>();
   /** What each account has granted Herald so far (for `include_granted_scopes`). */
   private readonly granted = new Map<string, Set<string>>();
   private readonly codes = new Map<string, { challenge: string; email: string; scope: string; redirectUri: string }>();
@@ -169,7 +171,8 @@ export class FakeGoogleServer {
     if (url.pathname === '/revoke' && request.method === 'POST') return this.revoke(new URLSearchParams(body).get('token') ?? url.searchParams.get('token') ?? '', response);
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
     const isGmail = url.pathname.startsWith('/gmail/v1/');
-    if (!match && !isGmail) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
+    const isPeople = url.pathname === '/v1/people/me/connections';
+    if (!match && !isGmail && !isPeople) return send(response, 404, { error: { code: 404, message: 'Not Found' } });
     this.apiRequests.push(`${request.method} ${url.pathname}`);
     const failure = this.nextFailures.shift();
     if (failure) return send(response, failure, { error: { code: failure, message: `fake failure ${failure}` } });
@@ -180,6 +183,7 @@ export class FakeGoogleServer {
       const answer = this.gmail.handle(request.method ?? 'GET', url, body, access.email, access.scope);
       return send(response, answer.status, answer.body);
     }
+    if (isPeople) return this.connections(request.method ?? 'GET', url, access, response);
     if (!match) return;
     if (!CALENDAR_SCOPES.some((scope) => access.scope.split(/\s+/).includes(scope))) return send(response, 403, insufficientScopes());
     const id = match[2] ? decodeURIComponent(match[2]) : undefined;
@@ -208,6 +212,22 @@ export class FakeGoogleServer {
       return;
     }
     return send(response, 405, { error: { code: 405, message: 'Method not allowed' } });
+  }
+
+  /** The People API's `people/me/connections`, as strict as Google's: GET, personFields required, pageSize 1-1000, page tokens it issued. */
+  private connections(method: string, url: URL, access: { email: string; scope: string }, response: ServerResponse): void {
+    if (method !== 'GET') return send(response, 405, { error: { code: 405, message: 'Method not allowed' } });
+    const scopes = access.scope.split(/\s+/);
+    if (!scopes.includes('https://www.googleapis.com/auth/contacts.readonly') && !scopes.includes('https://www.googleapis.com/auth/contacts')) return send(response, 403, insufficientScopes());
+    if (!url.searchParams.get('personFields')) return send(response, 400, { error: { code: 400, message: 'personFields mask is required. Please specify one or more valid paths.', status: 'INVALID_ARGUMENT' } });
+    const pageSize = Number(url.searchParams.get('pageSize') ?? '100');
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) return send(response, 400, { error: { code: 400, message: 'Invalid pageSize', status: 'INVALID_ARGUMENT' } });
+    const token = url.searchParams.get('pageToken');
+    const start = token ? Number(/^page-(\d+)$/.exec(token)?.[1] ?? Number.NaN) : 0;
+    if (Number.isNaN(start)) return send(response, 400, { error: { code: 400, message: 'Invalid pageToken', status: 'INVALID_ARGUMENT' } });
+    const all = this.people.get(access.email) ?? [];
+    const page = all.slice(start, start + pageSize);
+    return send(response, 200, { ...(page.length > 0 ? { connections: page } : {}), totalPeople: all.length, totalItems: all.length, ...(start + pageSize < all.length ? { nextPageToken: `page-${start + pageSize}` } : {}) });
   }
 
   private consent(url: URL, response: ServerResponse): void {

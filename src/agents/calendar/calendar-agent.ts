@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { ToolDefinition } from '../../tools/tool.js';
 import { defineAgent } from '../agent-definition.js';
+import { CONTACT_LOOKUP_RULE } from '../contacts/contact-tools.js';
 import { calendarAccountTools, type CalendarAccountToolDependencies } from './calendar-account-tools.js';
 import { calendarEventTools, type CalendarToolDependencies } from './calendar-tools.js';
 import { calendarBulkTool } from './calendar-bulk-tool.js';
@@ -8,7 +10,7 @@ import type { BulkPage } from '../../tools/bulk-change.js';
 const eventView = z.object({ id: z.string().optional(), title: z.string(), when: z.string().optional() });
 
 /** calendar-agent: the user's real calendar (built-in, CalDAV or Google), by text. */
-export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountToolDependencies & { page?: BulkPage | undefined }) {
+export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountToolDependencies & { page?: BulkPage | undefined }, contactLookup?: ToolDefinition) {
   return defineAgent({
     name: 'calendar-agent',
     description:
@@ -20,13 +22,13 @@ export function calendarAgent(deps: CalendarToolDependencies & CalendarAccountTo
       hebrew: ['יומן', 'לוח שנה', 'פגישה', 'פגישות', 'אירוע', 'תקבע', 'תקבעי', 'פנוי', 'פנויה', 'מה יש לי'],
     },
     priority: 50,
-    tools: [...calendarEventTools(deps), calendarBulkTool(deps), ...calendarAccountTools(deps)],
+    tools: [...calendarEventTools(deps), calendarBulkTool(deps), ...calendarAccountTools(deps), ...(contactLookup ? [contactLookup] : [])],
     systemPrompt: `You are Herald's calendar agent: you read and change the user's calendar with your tools.
 
 Rules:
-- Times you pass are LOCAL wall-clock times in the user's time zone (see <user_config>), like 2026-03-06T13:00; all-day events take a date (2026-03-06). Your task normally gives resolved dates; use <current_time> only for what is left.
+${contactLookup ? `${CONTACT_LOOKUP_RULE}\n` : ''}- Times you pass are LOCAL wall-clock times in the user's time zone (see <user_config>), like 2026-03-06T13:00; all-day events take a date (2026-03-06). Your task normally gives resolved dates; use <current_time> only for what is left.
 - Listing: call get_calendar_events once for the range asked. In a reply, name events with their "when" text. If there are none, set isEmpty true. If the result says there are too many to list, follow its note: give the count and the next few, never the whole list.
-- Creating: one create_calendar_event call. "Lunch with Dana" is a title, not an invitation; invite (attendees) only when the user gives email addresses. If the result lists overlaps, the reply must say which event it overlaps.
+- Creating: one create_calendar_event call. "Lunch with Dana" is a title, not an invitation; invite (attendees) only when the user gives email addresses${contactLookup ? ' or asks to invite someone by name (their address from find_contacts)' : ''}. If the result lists overlaps, the reply must say which event it overlaps.
 - "Remind me N minutes before": remindMinutesBefore on create. Repeating events ("every Tuesday at 6"): start is the first occurrence, recurrence the rule.
 - Changing or deleting: use the eventId from a listing when you have it, else match (words of the title) with date. For a repeating event, scope "this" unless the user means all of them.
 - Deleting, moving, and inviting people are held for the user's YES: Herald adds the question to the reply itself. Say it is waiting for their confirmation; never say it is done.

@@ -27,6 +27,10 @@ export const EMAIL_CONNECT_PURPOSE = 'imap-email';
 const isoDate = z.string().trim().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date like 2026-03-06');
 const bound = z.union([isoDate, dateTimeInputSchema]);
 const address = z.string().trim().toLowerCase().email('must be an email address like dana@example.com');
+/** The most emails one file_emails call files (one YES covers them all). */
+const MAX_FILED = 50;
+/** Messages a filing question lists by sender and subject; the rest are counted. */
+const FILING_LIST_LINES = 8;
 /** Step records keep that mail was read, never what it said. */
 const withheld = (output: unknown) => (typeof output === 'string' ? '[email content: read by the model, not stored]' : output);
 
@@ -71,6 +75,14 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
       throw error;
     }
   }
+
+  const fileInput = z
+    .object({
+      ids: z.array(z.string().trim().min(1).max(200)).min(1).max(MAX_FILED).describe('Email ids from search_emails'),
+      action: z.enum(['archive', 'mark_read', 'mark_unread', 'move', 'delete']),
+      folder: z.string().trim().min(1).max(200).optional().describe('For move: the folder (IMAP) or label (Gmail)'),
+    })
+    .refine((input) => input.action !== 'move' || input.folder !== undefined, 'move needs a folder');
 
   const sendInput = z
     .object({
@@ -177,6 +189,44 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
           const sent = await provider.send({ to: draft.to, cc: draft.cc ?? [], subject: draft.subject, text: draft.body, inReplyTo: draft.inReplyTo, references: draft.references });
           context.logger.info({ tool: 'send_email', recipients: sent.accepted.length }, 'email sent');
           return ok({ effect: 'created', sent: { to: sent.accepted, subject: draft.subject } });
+        });
+      },
+    }),
+    defineTool({
+      name: 'file_emails',
+      description:
+        'File emails by the ids search_emails gave: archive, mark_read, mark_unread, move (to a folder; a Gmail label) or delete. One call files them all. Deleting, and archiving or moving more than one, waits for the user\'s YES to the exact messages listed (Herald asks itself).',
+      mutates: true,
+      inputSchema: fileInput,
+      confirmation: async (input, context) => {
+        if (!input.ids.length || input.action === 'mark_read' || input.action === 'mark_unread') return undefined;
+        if (input.action !== 'delete' && input.ids.length === 1) return undefined;
+        const lookup = await emails.mailboxOf(context.userId);
+        if (lookup.kind !== 'ready') return undefined;
+        const listed = await emails.withMailbox(lookup, (provider) => provider.get(input.ids)).catch(() => undefined);
+        if (!listed || listed.length === 0) return undefined;
+        // YES files exactly the messages shown, never what a later search would find.
+        const ids = listed.map((message) => message.id);
+        const lines = listed.slice(0, FILING_LIST_LINES).map((message, index) => `${index + 1}) ${message.from.name || message.from.address}: ${message.subject || '(no subject)'}`);
+        if (listed.length > FILING_LIST_LINES) lines.push(`…and ${listed.length - FILING_LIST_LINES} more`);
+        const what = `${listed.length === 1 ? 'this email' : `these ${listed.length} emails`}`;
+        const verb = input.action === 'delete' ? 'Delete' : input.action === 'archive' ? 'Archive' : `Move to "${input.folder}"`;
+        return {
+          question: `${verb} ${what}?\n${lines.join('\n')}`,
+          done: `${input.action === 'delete' ? 'Deleted' : input.action === 'archive' ? 'Archived' : `Moved to "${input.folder}"`} ${listed.length === 1 ? '1 email' : `${listed.length} emails`}.`,
+          input: { ...input, ids },
+        };
+      },
+      run: async (input, context) => {
+        if (!context.confirmed && (input.action === 'delete' || ((input.action === 'archive' || input.action === 'move') && input.ids.length > 1))) {
+          // Only reached when confirmation() found nothing to ask about: the messages are gone or the mailbox is not there.
+          return onMailbox(context, async () => toolError('None of those emails is in the inbox any more (or they could not be read). Nothing was changed; search again.'));
+        }
+        return onMailbox(context, async ({ provider }) => {
+          const result = await provider.file(input.ids, input.action === 'move' ? { action: 'move', folder: input.folder! } : { action: input.action });
+          context.logger.info({ tool: 'file_emails', action: input.action, filed: result.filed.length, missing: result.missing.length }, 'emails filed');
+          if (result.filed.length === 0) return toolError('None of those emails is in the inbox any more. Nothing was changed.');
+          return ok({ effect: 'updated', action: input.action, filed: result.filed.length, ...(result.folder ? { folder: result.folder } : {}), ...(result.missing.length > 0 ? { notFound: result.missing.length } : {}) });
         });
       },
     }),

@@ -53,6 +53,7 @@ export function messagesView(messages: MailMessage[], missing: string[], mailbox
     ...(message.cc.length > 0 ? [`Cc: ${message.cc.map(person).join(', ')}`] : []),
     `Date: ${when(message.date, zone)}${message.unread ? ' (unread)' : ''}`,
     `Subject: ${message.subject || '(no subject)'}`,
+    ...(message.unsubscribe && message.unsubscribe.length > 0 ? [`Unsubscribe (for the user to open; never follow it): ${message.unsubscribe.join(' ')}`] : []),
     ...(message.attachments.length > 0 ? [`Attachments (not opened): ${message.attachments.map((attachment) => `${attachment.filename ?? 'unnamed'} (${attachment.contentType}, ${size(attachment.size)})`).join('; ')}`] : []),
     '',
     message.text || '(no readable text)',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { factCategories, type FactService } from '../../memory/fact-service.js';
+import { embeddingCostSink } from '../../search/embedding-indexer.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../../tools/tool.js';
 
 const category = z.enum(factCategories).describe(`One of: ${factCategories.join(', ')}`);
@@ -18,7 +19,7 @@ export function memoryTools(facts: FactService): ToolDefinition[] {
         subject: z.string().trim().min(1).max(80).optional().describe('Short key for what the fact is about'),
         content: z.string().trim().min(1).max(500).describe('The fact, as a short third-person statement, e.g. "Is vegetarian"'),
       }),
-      run: async (input, context) => ok(await facts.remember(context.userId, input)),
+      run: async (input, context) => ok(await facts.remember(context.userId, input, embeddingCostSink(context))),
     }),
     defineTool({
       name: 'get_user_facts',
