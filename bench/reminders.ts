@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { connectDatabase } from '../src/db/database.js';
 import { JobQueue } from '../src/queue/job-queue.js';
 import { dueTimePriority, REMINDER_QUEUE, reminderQueueDefinition } from '../src/reminders/reminder-queue.js';
-import { turnQueueDefinition } from '../src/turns/turn-scheduler.js';
+import { turnQueueDefinition } from '../src/queue/turn-queue.js';
 import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { cpuSnapshot, cpuUsage } from './support/cpu.js';

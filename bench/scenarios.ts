@@ -15,12 +15,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createHeraldAgents } from '../src/agents/herald-agents.js';
-import { createCalendarModule } from '../src/calendar/calendar-module.js';
+import { createCalendarModule } from '../src/modules/calendar-module.js';
 import { loadConfig, type Config } from '../src/config/config.js';
 import type { OrchestratorContext } from '../src/context/orchestrator-context.js';
 import { connectDatabase } from '../src/db/database.js';
 import type { PrismaClient } from '../src/db/prisma-types.js';
-import { createEmailModule } from '../src/email/email-module.js';
+import { createEmailModule } from '../src/modules/email-module.js';
 import type { Logger } from '../src/logging/logger.js';
 import { ListService } from '../src/lists/list-service.js';
 import { FactService } from '../src/memory/fact-service.js';

@@ -22,7 +22,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { UnconfiguredModel } from '../../src/model/unconfigured-model.js';
 import type { MessageTransport } from '../../src/outbox/message-transport.js';
 import { createHerald } from '../../src/runtime.js';
-import { turnQueueDefinition } from '../../src/turns/turn-scheduler.js';
+import { turnQueueDefinition } from '../../src/queue/turn-queue.js';
 import { PoolProfiler } from '../support/pool-profiler.js';
 import { failTarget, poolBusy, serveTargetProtocol, ServerTimer, type TargetEvent } from '../support/target-protocol.js';
 

@@ -1,4 +1,3 @@
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
 import { readerLanguage, say } from '../texts/texts.js';
 
 /**
@@ -27,7 +26,7 @@ export const strangerReplies = strangerRepliesFor();
 
 /** Owner-facing wording in the owner's language. */
 export function ownerReplies(language: string | null) {
-  const lang = fallbackLanguage(language);
+  const lang = readerLanguage(language);
   return {
     invited: (phone: string, welcomed: boolean) => say(lang, welcomed ? 'ownerInvitedWelcomed' : 'ownerInvited', { phone }),
     alreadyInvited: (phone: string) => say(lang, 'ownerAlreadyInvited', { phone }),

@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { estimateTokens } from '../shared/tokens.js';
-import type { TurnScheduler } from '../turns/turn-scheduler.js';
+import type { TurnScheduler } from '../queue/turn-queue.js';
 
 /**
  * Texts Herald sends on its own, outside the recipient's turn: an invitee's welcome, the

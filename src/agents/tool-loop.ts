@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, toolCallsOf, responseText, webSourcesOf, type ContentBlock, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock, type WebSource } from '../model/model-client.js';
+import { addUsage, emptyUsage, toolCallsOf, responseText, webSourcesOf, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock, type WebSource } from '../model/model-client.js';
 import type { ChoiceRequest, ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
 import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
 import { describeError, HeraldError } from '../shared/errors.js';

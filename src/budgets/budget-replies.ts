@@ -1,9 +1,8 @@
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
-import { say } from '../texts/texts.js';
+import { readerLanguage, say } from '../texts/texts.js';
 
 /** The budget notices, in the reader's language. */
 export function budgetReplies(language: string | null) {
-  const lang = fallbackLanguage(language);
+  const lang = readerLanguage(language);
   return {
     user: say(lang, 'budgetUser'),
     deployment: say(lang, 'budgetDeployment'),

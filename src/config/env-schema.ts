@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTwilioAddress } from '../channels/phone-number.js';
+import { isValidTimezone } from '../shared/time-zones.js';
 import { parseAllowedHosts } from '../net/allowed-hosts.js';
 
 /**
@@ -51,14 +52,6 @@ const flag = (fallback: boolean) =>
 
 const effort = (fallback: 'low' | 'medium' | 'high') => unsetWhenEmpty(z.enum(['low', 'medium', 'high']).default(fallback));
 
-const isValidTimezone = (zone: string): boolean => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Parses `value` as a URL and checks its scheme; never echoes the value (it may hold a password). */
 const urlWithScheme = (schemes: string[], description: string, extra?: (url: URL) => string | undefined) =>
@@ -135,7 +128,7 @@ const postgresUrl = urlWithScheme(['postgres', 'postgresql'], 'a postgres:// or 
 
 /**
  * The environment contract. `.env.example` documents every variable; this schema is its
- * single source of truth. Each limit from DESIGN.md ("Resolved constants") is overridable.
+ * single source of truth. Each limit from docs/ARCHITECTURE.md ("Defaults") is overridable.
  */
 export const environmentSchema = z
   .object({

@@ -1,5 +1,4 @@
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
-import { say } from '../texts/texts.js';
+import { readerLanguage, say } from '../texts/texts.js';
 
 /** What was left of a turn's text after the cap. */
 export interface CappedText {
@@ -28,5 +27,5 @@ export function capTurnText(text: string, maxTokens: number): CappedText {
 
 /** The model-free line added to the reply when the turn's text was cut, in the user's language. */
 export function cutNote(cut: { kept: number; total: number }, language: string | null, messageText = ''): string {
-  return say(fallbackLanguage(language, messageText), 'cut', { kept: cut.kept.toLocaleString('en-US'), total: cut.total.toLocaleString('en-US') });
+  return say(readerLanguage(language, messageText), 'cut', { kept: cut.kept.toLocaleString('en-US'), total: cut.total.toLocaleString('en-US') });
 }

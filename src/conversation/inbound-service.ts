@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, uuidv7 } from '../shared/sql.js';
 import { estimateTokens } from '../shared/tokens.js';
-import { TURN_QUEUE, type TurnJobData } from '../turns/turn-scheduler.js';
+import { TURN_QUEUE } from '../queue/turn-queue.js';
 
 /** What became of an inbound webhook. */
 export type InboundOutcome =

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
+import type { ConfirmationAsk } from '../questions/pending-action.js';
 import type { Logger } from '../logging/logger.js';
 import type { PageService } from '../pages/page-service.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../tools/tool.js';

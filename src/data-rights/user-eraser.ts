@@ -2,7 +2,7 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
 import type { Clock } from '../shared/clock.js';
-import { TURN_QUEUE } from '../turns/turn-scheduler.js';
+import { TURN_QUEUE } from '../queue/turn-queue.js';
 
 /** A service where the user granted Herald access (Google): what revokes it, read before the erase. */
 export interface GrantHolder {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
-import { signedUrl, type SignatureOptions } from '../http/twilio-signature.js';
+import { signedUrl, type SignatureOptions } from '../channels/twilio-signed-url.js';
 
 /** The path Twilio posts inbound messages to: the dev phone posts to the very same. */
 export const INBOUND_WEBHOOK_PATH = '/twilio/messages';

@@ -1,14 +1,8 @@
 import twilio from 'twilio';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopbackAddress } from '../net/address-ranges.js';
+import { signedUrl, type SignatureOptions } from '../channels/twilio-signed-url.js';
 
-/** How webhook requests are authenticated. */
-export interface SignatureOptions {
-  /** The public origin (and optional path prefix) Twilio calls, e.g. https://herald.example.com. */
-  publicBaseUrl: string;
-  /** Without it (local use) unsigned webhooks are accepted only from this machine itself: loopback, not relayed by a proxy. */
-  authToken?: string | undefined;
-}
 
 /** Headers a reverse proxy adds: a request carrying any of them was relayed, whatever its socket says. */
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto'];
@@ -20,16 +14,6 @@ const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded
  */
 export function isFromThisMachine(request: FastifyRequest): boolean {
   return isLoopbackAddress(request.socket.remoteAddress ?? '') && PROXY_HEADERS.every((name) => request.headers[name] === undefined);
-}
-
-/**
- * The URL Twilio signed: the configured public base plus the request's path and query.
- * The public base is used rather than the Host header, which a proxy may rewrite.
- */
-export function signedUrl(publicBaseUrl: string, requestUrl: string): string {
-  const base = publicBaseUrl.replace(/\/+$/, '');
-  const pathAndQuery = requestUrl.split('#')[0] ?? '';
-  return `${base}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
 }
 
 /**

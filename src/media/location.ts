@@ -2,8 +2,8 @@ import { find } from 'geo-tz';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { LocationPin } from '../channels/twilio-webhook-schemas.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
-import { mediaReply } from './media-replies.js';
+import type { ConfirmationAsk } from '../questions/pending-action.js';
+import { mediaReply } from '../texts/media-replies.js';
 
 /** The held action YES runs to take a pin's time zone: Herald's own ("system"), resolved in runtime.ts. */
 export const TIMEZONE_FROM_PIN_ACTION = { agent: 'system', tool: 'set_timezone_from_location' } as const;

@@ -9,7 +9,7 @@ import { audioDurationSeconds } from './audio-duration.js';
 import { prepareImage } from './image-preparer.js';
 import { readPin, storedPinSchema, type PinReading } from './location.js';
 import { classifyMedia } from './media-kind.js';
-import { mediaReply } from './media-replies.js';
+import { mediaReply } from '../texts/media-replies.js';
 import { inspectPdf, PDF_MAX_BYTES, PDF_MAX_PAGES } from './pdf-inspector.js';
 import type { Transcriber } from './transcriber.js';
 import type { MediaFetchResult } from './twilio-media-fetcher.js';
@@ -84,7 +84,7 @@ type Row = { id: string; messageId: string; position: number; url: string; decla
 type RowOutcome = { status: MediaStatus; contentType?: string; sizeBytes?: number; sha256?: string; durationSeconds?: number; problem?: string };
 
 /**
- * A turn's media, made ready for the model (DESIGN.md "Media and web"): each attachment is
+ * A turn's media, made ready for the model (docs/ARCHITECTURE.md "Media and web"): each attachment is
  * downloaded from Twilio (TwilioMediaFetcher), recognised by its bytes, and then a photo is
  * downscaled, a PDF checked, a voice note transcribed (its transcript becomes the message's
  * text, stored and marked as spoken); anything else gets a clear line for the user. Only

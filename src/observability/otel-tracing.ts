@@ -6,7 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Logger } from '../logging/logger.js';
 import { blameOf } from '../shared/errors.js';
-import type { SpanAttributes, SpanOptions, TraceSpan, Tracing, TracingSettings } from './tracing.js';
+import type { SpanAttributes, SpanOptions, TraceSpan, Tracing, TracingSettings } from './tracing-types.js';
 
 /** The most often an export failure is logged. */
 const WARN_EVERY_MS = 60_000;

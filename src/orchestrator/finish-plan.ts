@@ -4,14 +4,14 @@ import type { CountingModel } from '../model/counting-model.js';
 import { roundUsd } from '../model/model-cost.js';
 import type { ModelClient } from '../model/model-client.js';
 import type { ModelRoles } from '../model/model-roles.js';
-import { withAsk } from '../confirmations/pending-action.js';
+import { withAsk } from '../questions/pending-action.js';
 import { confirmationQuestion, type QuestionAsk } from '../questions/pending-question.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type ErrorBlame } from '../shared/errors.js';
 import { readerLanguage, say } from '../texts/texts.js';
 import { composeReply, replyWithoutComposing } from './composer.js';
 import { timeoutSignal, type ExecutionOutcome } from './executor.js';
-import { fallbackReply } from './fallback-replies.js';
+import { fallbackReply } from '../texts/fallback-replies.js';
 import { heldActions } from './held-actions.js';
 import { logPlanEvent } from './plan-events.js';
 import { askingStep, planQuestion, planSnapshot } from './plan-questions.js';
@@ -19,7 +19,7 @@ import type { ExecutionPlan } from './plan-state.js';
 import type { PlanStore } from './plan-store.js';
 import { withToolLinks } from './reply-links.js';
 import { withSourceLink } from './web-access.js';
-import { heardLine } from '../media/media-replies.js';
+import { heardLine } from './heard-line.js';
 import type { WebSource } from '../model/model-client.js';
 
 const COMPOSE_TIMEOUT_MS = 15_000;
@@ -84,7 +84,7 @@ export async function finish<Result>(outcome: ExecutionOutcome, f: Finishing<Res
 }
 
 /**
- * A step needs the user (DESIGN.md step 5 meets seed 003's HITL): the reply first says what
+ * A step needs the user (docs/ARCHITECTURE.md "The orchestrator", step 5 meets seed 003's HITL): the reply first says what
  * earlier steps changed (one composer call, only when they changed something), keeps their
  * links and asks their held actions' YES, then asks: Herald's own numbered "Which one?"
  * when a lookup found several candidates, else the step's question, kept with the plan so

@@ -1,9 +1,9 @@
 import { stableJson } from '../agents/tool-loop.js';
-import { questionFor, type ConfirmationAsk, type PendingAction } from '../confirmations/pending-action.js';
+import { questionFor, type ConfirmationAsk, type PendingAction } from '../questions/pending-action.js';
 import type { ExecutionPlan } from './plan-state.js';
 
 /**
- * The actions a plan's tools held for the user's YES (DESIGN.md step 6), in the order they
+ * The actions a plan's tools held for the user's YES (docs/ARCHITECTURE.md "The orchestrator", step 6), in the order they
  * were asked for: from the final attempt of each completed step (a failed step's held
  * actions are not offered, since its outcome is unclear), the same call asked twice once.
  */

@@ -10,7 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { executePlan, mergeSteps, timeoutSignal } from './executor.js';
-import { apologyFor, fallbackReply, progressMessage } from './fallback-replies.js';
+import { apologyFor, fallbackReply, progressMessage } from '../texts/fallback-replies.js';
 import { finish, usageFields } from './finish-plan.js';
 import { logPlanEvent } from './plan-events.js';
 import { resumedSteps } from './plan-questions.js';
@@ -24,7 +24,7 @@ import { replyLanguage } from './reply-language.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import { webAccessFor, withSourceLink } from './web-access.js';
 
-/** The orchestrator's limits (DESIGN.md "Resolved constants"). */
+/** The orchestrator's limits (docs/ARCHITECTURE.md "Defaults"). */
 export interface OrchestratorLimits {
   planTimeoutMs: number;
   stepTimeoutMs: number;
@@ -92,7 +92,7 @@ const PLANNER_MAX_ITERATIONS = 4;
 const AGENT_MAX_ITERATIONS = 6;
 
 /**
- * Answers one turn (DESIGN.md "The orchestrator"): route and plan in one call — plain
+ * Answers one turn (docs/ARCHITECTURE.md "The orchestrator"): route and plan in one call — plain
  * text is the direct reply — then execute the steps with sub-agents, verify, replan
  * when needed, and compose one short reply. It never throws for an expected failure:
  * whatever happens, the user gets a reply that says what worked and what did not.

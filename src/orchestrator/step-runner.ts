@@ -1,6 +1,5 @@
 import type { AgentDefinition } from '../agents/agent-definition.js';
 import { runToolLoop, type ToolCallRecord, type ToolLoopProgress } from '../agents/tool-loop.js';
-import type { UserContext } from '../context/orchestrator-context.js';
 import type { Logger } from '../logging/logger.js';
 import { emptyUsage, type ModelClient } from '../model/model-client.js';
 import type { Clock } from '../shared/clock.js';
@@ -10,10 +9,10 @@ import { estimateTokens } from '../shared/tokens.js';
 import { languageCode } from '../texts/text-language.js';
 import { defineTool, type ToolContext, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
-import type { PlanStep, StepResult } from './plan-state.js';
+import type { StepResult } from './plan-state.js';
+import type { StepAttempt } from './step-attempt.js';
 import { agentSystemPrompt, agentTaskMessage } from './prompts/agent-prompt.js';
 import { attachmentBlocks } from './prompts/conversation-messages.js';
-import type { TurnAttachment } from '../context/orchestrator-context.js';
 import { serverToolsFor, type WebAccess } from './web-access.js';
 import { reconcileWithLedger, reportFromLedger } from './verifier.js';
 
@@ -29,25 +28,6 @@ export interface StepRunnerDependencies {
   web?: WebAccess;
   /** Where tools report what other paid services (embeddings) cost the turn. */
   recordCost?: ToolContext['recordCost'];
-}
-
-/** One attempt at one step. */
-export interface StepAttempt {
-  step: PlanStep;
-  agent: AgentDefinition;
-  user: UserContext;
-  /** The language the user wrote in, for any reply the agent writes. */
-  replyLanguage: string;
-  previousOutputs: Array<{ stepId: string; agent: string; output: AgentOutput }>;
-  /** Phoenix retry: a short account of the failed attempt instead of its transcript. */
-  previousAttempt?: string | undefined;
-  /** Ask the agent to write the user-facing reply (a single-step plan). */
-  writeReply: boolean;
-  signal: AbortSignal;
-  /** The user's photos and PDFs the planner gave this step (and no others). */
-  attachments?: TurnAttachment[];
-  /** An earlier step's output (mail) in the task carries outside text: no web fetch. */
-  untrustedTextSeen?: boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pendingActionSchema, type ConfirmationAsk } from '../confirmations/pending-action.js';
+import { pendingActionSchema, type ConfirmationAsk } from './pending-action.js';
 
 /** One candidate of a choice: how the user tells it, and the call's arguments pinned to it. */
 export const choiceCandidateSchema = z.object({

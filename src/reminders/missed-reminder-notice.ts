@@ -1,8 +1,7 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
 import type { OutboundDraft, OutboxService } from '../outbox/outbox-service.js';
 import { estimateTokens } from '../shared/tokens.js';
-import { say } from '../texts/texts.js';
+import { readerLanguage, say } from '../texts/texts.js';
 import { formatLocal } from './reminder-schedule.js';
 
 /**
@@ -33,7 +32,7 @@ export async function stageMissedReminderNotice(
   });
   const lines = missed.map((delivery) => `• ${delivery.reminder.text} (${formatLocal(delivery.dueAt, delivery.reminder.timezone)})`);
   const { language, now, ...outbound } = draft;
-  const text = say(fallbackLanguage(language), lines.length === 1 ? 'reminderUndeliveredOne' : 'reminderUndelivered', { items: lines.join('\n') });
+  const text = say(readerLanguage(language), lines.length === 1 ? 'reminderUndeliveredOne' : 'reminderUndelivered', { items: lines.join('\n') });
   const staged = await outbox.stage(transaction, { ...outbound, kind: 'system', text });
   await transaction.message.create({
     data: { userId: draft.userId, role: 'assistant', kind: 'reminder_notice', content: text, channel: draft.channel, tokenCount: estimateTokens(text), turnId: draft.turnId ?? null, outboundGroupId: staged.groupId, createdAt: now },

@@ -55,7 +55,7 @@ const MEANING_RELATIVE_FLOOR = 0.6;
 const WORD_SIMILARITY = 0.5;
 
 /**
- * One retrieval for notes and facts (DESIGN.md `search_memory`), always scoped to one user:
+ * One retrieval for notes and facts (docs/ARCHITECTURE.md "Agents and tools": `search_memory`), always scoped to one user:
  * Postgres full-text search (each document stemmed with its own language's configuration;
  * the query parsed once per configuration the user's documents use), trigram similarity of
  * the query's words where pg_trgm is installed, and, when an embeddings service is

@@ -32,7 +32,7 @@ export interface ServiceCost {
 }
 
 /**
- * What a tool asks the user before it acts (DESIGN.md step 6). `question` goes into the
+ * What a tool asks the user before it acts (docs/ARCHITECTURE.md "The orchestrator", step 6). `question` goes into the
  * reply ('Delete "Dentist" on Fri 14 Mar, 3:00 PM?'); `done` is the reply after the YES
  * when the action succeeded ('Deleted "Dentist" (Fri 14 Mar, 3:00 PM).').
  */

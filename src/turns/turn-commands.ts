@@ -1,6 +1,6 @@
 import type { AccessService } from '../access/access-service.js';
 import { parseAdminCommand, type AdminCommands } from '../access/admin-commands.js';
-import type { ConfirmationAsk } from '../confirmations/pending-action.js';
+import type { ConfirmationAsk } from '../questions/pending-action.js';
 import { detectDataCommand } from '../data-rights/data-commands.js';
 import type { DataRights } from '../data-rights/data-rights.js';
 import type { UserConfig } from '../users/user-service.js';

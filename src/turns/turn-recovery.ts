@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
-import type { TurnScheduler } from './turn-scheduler.js';
+import type { TurnScheduler } from '../queue/turn-queue.js';
 
 /** Why a turn row was closed by recovery rather than by the worker that ran it. */
 export const ABANDONED_TURN_MESSAGE = 'abandoned: its worker stopped (a crash) before finishing; its messages stayed pending and were answered by a later turn';

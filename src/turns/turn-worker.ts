@@ -4,7 +4,7 @@ import type { IdGenerator } from '../shared/ids.js';
 import { describeError } from '../shared/errors.js';
 import type { TurnLeases } from './turn-lease.js';
 import { TurnInterrupted, type TurnRunner } from './turn-runner.js';
-import type { TurnScheduler } from './turn-scheduler.js';
+import type { TurnScheduler } from '../queue/turn-queue.js';
 
 /** What the worker needs. */
 export interface TurnWorkerDependencies {

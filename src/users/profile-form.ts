@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidTimezone } from '../orchestrator/utility-tools/time-context.js';
+import { isValidTimezone } from '../shared/time-zones.js';
 import { defineForm } from '../pages/form-definition.js';
 import type { UserService } from './user-service.js';
 

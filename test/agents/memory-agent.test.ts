@@ -13,7 +13,7 @@ import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
- * memory-agent (seed 001 step 3.2, DESIGN.md "Agents and tools"): its four contract tools,
+ * memory-agent (seed 001 step 3.2, docs/ARCHITECTURE.md "Agents and tools"): its four contract tools,
  * their input validation (what the model gets back when it sends bad arguments), and the
  * agent running a step with the real FactService, checked against what its tools did.
  */

@@ -1,5 +1,5 @@
 /**
- * runToolLoop (DESIGN.md "The orchestrator" 2): only the listed tools run, bad arguments
+ * runToolLoop (docs/ARCHITECTURE.md "The orchestrator" 2): only the listed tools run, bad arguments
  * and throwing tools become error results the model sees, the same call twice in a row is
  * a stall, and the loop is capped in iterations.
  */

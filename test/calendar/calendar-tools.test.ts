@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 import { loopbackPolicy } from '../helpers/outbound.js';
 
 /**
- * What calendar-agent's tools ask before acting (DESIGN.md step 6): moving (or changing
+ * What calendar-agent's tools ask before acting (docs/ARCHITECTURE.md "The orchestrator", step 6): moving (or changing
  * when an event ends), deleting, and inviting people wait for YES; renaming and creating a
  * private event do not. Each question names the event and its time in the user's words.
  */

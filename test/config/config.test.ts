@@ -48,7 +48,7 @@ describe('loadConfig: defaults', () => {
     expect(config.twilio.authToken).toBeUndefined();
     expect(config.anthropic.apiKey).toBeUndefined();
     expect(config.defaultTimezone).toBe('UTC');
-    // DESIGN.md "Resolved constants".
+    // docs/ARCHITECTURE.md "Defaults".
     expect(config.history).toEqual({ maxAgeHours: 24, maxMessages: 20, maxTokens: 4000 });
     expect(config.limits).toMatchObject({
       planTimeoutMs: 120_000,

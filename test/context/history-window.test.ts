@@ -64,7 +64,7 @@ describe('applyHistoryWindow', () => {
 describe('loadHistoryWindow (Postgres, injected clock, default limits)', () => {
   let database: TestDatabase;
   const clock = new ManualClock(NOW);
-  // DESIGN.md: 24 h, 20 messages, 4000 tokens; taken from the configuration defaults.
+  // docs/ARCHITECTURE.md: 24 h, 20 messages, 4000 tokens; taken from the configuration defaults.
   const defaults = loadConfig({}).history;
   let userId: string;
   let otherUserId: string;

@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/db/migrator.js';
 import { createEmptyDatabase } from '../helpers/test-database.js';
 
-// `npm run db:migrate` (package.json) runs src/db/migrate-command.ts.
+// `npm run db:migrate` (package.json) runs src/cli/migrate-command.ts.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Runs the migrate command in a child process with exactly `env` (plus PATH and HOME). */
 async function runMigrateCommand(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/db/migrate-command.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/migrate-command.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,7 +28,7 @@ async function runMigrateCommand(env: Record<string, string>): Promise<{ code: n
 describe('npm run db:migrate', { timeout: 60_000 }, () => {
   it('is the script package.json names', () => {
     const scripts = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts['db:migrate']).toBe('tsx src/db/migrate-command.ts');
+    expect(scripts['db:migrate']).toBe('tsx src/cli/migrate-command.ts');
   });
 
   it('migrates DATABASE_URL and exits 0, needing no Twilio settings even in production', async () => {

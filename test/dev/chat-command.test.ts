@@ -37,7 +37,7 @@ class Chat {
 
   static start(args: string[], env: Record<string, string> = {}): Chat {
     return new Chat(
-      spawn(process.execPath, ['--import', 'tsx', path.resolve('src/dev/chat-command.ts'), ...args], {
+      spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/chat-command.ts'), ...args], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
         stdio: ['pipe', 'pipe', 'pipe'],
       }),

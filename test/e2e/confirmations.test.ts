@@ -5,7 +5,7 @@ import { HeraldHarness, messageSid } from '../helpers/herald-harness.js';
 import { createUser } from '../reminders/support.js';
 
 /**
- * Confirmations (DESIGN.md step 6) end to end: a destructive tool (deleting a list that
+ * Confirmations (docs/ARCHITECTURE.md "The orchestrator", step 6) end to end: a destructive tool (deleting a list that
  * still has items) does not act; the reply asks, in Herald's own words, and the next
  * message settles it without any model call: YES runs the held call exactly once, NO
  * cancels it, anything else cancels it and is answered normally, and a YES after the

@@ -3,7 +3,7 @@ import type { RecordedAnthropicRequest } from '../fakes/fake-anthropic-server.js
 import { HeraldHarness, messageSid } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Request lifecycle" step 2: a webhook delivered again (Twilio retries, a
+ * docs/ARCHITECTURE.md "Request lifecycle" step 2: a webhook delivered again (Twilio retries, a
  * second instance behind the load balancer) gets 200 and never a second reply.
  *
  * "Exactly one" can only be asserted once the system is provably past the point where a

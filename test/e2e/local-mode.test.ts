@@ -6,7 +6,7 @@ import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { registerWait } from '../fakes/fake-failures.js';
 import { HERALD_SMS_NUMBER, HeraldHarness, inboundForm } from '../helpers/herald-harness.js';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.js';

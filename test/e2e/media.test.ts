@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { NO_TEXT_PLACEHOLDER } from '../../src/orchestrator/prompts/conversation-messages.js';
 import type { RecordedAnthropicRequest } from '../fakes/fake-anthropic-server.js';
 import { FakeTwilioMediaStore } from '../fakes/twilio/media-store.js';

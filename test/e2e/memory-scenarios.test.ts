@@ -3,7 +3,7 @@ import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fak
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * Memory end to end (seed 001 step 3.2, DESIGN.md "Memory"): the orchestrator reads every
+ * Memory end to end (seed 001 step 3.2, docs/ARCHITECTURE.md "Memory"): the orchestrator reads every
  * fact in its prompt; writes go through memory-agent, de-duplicated (a repeat changes
  * nothing, a fact about the same subject replaces the old one); and sub-agents never see
  * memory or history (FR-7, FR-8). Each test asserts its exact number of model calls.

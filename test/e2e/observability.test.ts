@@ -3,7 +3,7 @@ import type { CapturedLogs } from '../helpers/herald-harness.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * NFR-2 / NFR-3 (DESIGN.md "The orchestrator"): every plan and step transition is a
+ * NFR-2 / NFR-3 (docs/ARCHITECTURE.md "The orchestrator"): every plan and step transition is a
  * structured pino event carrying the plan id, step id, agent, status, retry count,
  * duration and token usage, tied to its turn; the webhook's lines tie to the turn's; and
  * logs at info and above never carry what the user said, what Herald remembers, the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 

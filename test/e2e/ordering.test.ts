@@ -4,7 +4,7 @@ import { registerWait } from '../fakes/fake-failures.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Request lifecycle" step 5: one turn at a time per user, in arrival order
+ * docs/ARCHITECTURE.md "Request lifecycle" step 5: one turn at a time per user, in arrival order
  * (a quick burst may be merged into one turn), across instances; different users do
  * not wait for each other.
  */

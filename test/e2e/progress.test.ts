@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { plainSmsPunctuation } from '../../src/channels/sms-encoding.js';
-import { progressMessage } from '../../src/orchestrator/fallback-replies.js';
+import { progressMessage } from '../../src/texts/fallback-replies.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Progress": a plan still running after PROGRESS_AFTER_MS sends one "on it"
+ * docs/ARCHITECTURE.md "The orchestrator", step 7: a plan still running after PROGRESS_AFTER_MS sends one "on it"
  * text (outbound kind "progress"), delivered at once, before the reply. A fast turn sends
  * none. Here the limit is 400 ms (a warm direct turn takes well under 200 ms on this
  * harness) and the slow sub-agent answers after 1 s.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**

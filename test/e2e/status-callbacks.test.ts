@@ -3,7 +3,7 @@ import { eventually } from '../helpers/eventually.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Request lifecycle" step 8: `POST /twilio/status` (signed) moves an outbound
+ * docs/ARCHITECTURE.md "Request lifecycle" step 8: `POST /twilio/status` (signed) moves an outbound
  * part's status forward only; callbacks arrive out of order and twice.
  *
  * Decisions documented here:

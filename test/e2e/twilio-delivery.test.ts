@@ -5,7 +5,7 @@ import { isGsm7, smsSegments } from '../../src/channels/sms-encoding.js';
 import { HERALD_SMS_NUMBER, HERALD_WHATSAPP_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Request lifecycle" step 7: the outbox sends through Twilio's REST API (the
+ * docs/ARCHITECTURE.md "Request lifecycle" step 7: the outbox sends through Twilio's REST API (the
  * real SDK against the fake), retries 429/5xx/timeouts with backoff, records permanent
  * errors without retrying, splits long bodies in order and converts Markdown per channel.
  *

@@ -4,7 +4,7 @@ import { parse as parseForm } from 'fast-querystring';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reminderQueueDefinition } from '../../src/reminders/reminder-queue.js';
-import { turnQueueDefinition } from '../../src/turns/turn-scheduler.js';
+import { turnQueueDefinition } from '../../src/queue/turn-queue.js';
 import { HeraldHarness, PUBLIC_BASE_URL } from '../helpers/herald-harness.js';
 
 /**

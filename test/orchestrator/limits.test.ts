@@ -1,10 +1,10 @@
 /**
- * The orchestrator's limits (DESIGN.md "Resolved constants"; seed 000 C-1 … C-5), each
+ * The orchestrator's limits (docs/ARCHITECTURE.md "Defaults"; seed 000 C-1 … C-5), each
  * with small values and exact model-call counts.
  */
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptedTurn } from '../../src/model/scripted-model.js';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
 import { TimeoutError } from '../../src/shared/errors.js';
 import {

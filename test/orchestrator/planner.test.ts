@@ -1,11 +1,11 @@
 /**
- * Routing and planning (DESIGN.md "The orchestrator" 1): plain text is the direct reply,
+ * Routing and planning (docs/ARCHITECTURE.md "The orchestrator" 1): plain text is the direct reply,
  * utility tools resolve dates before the plan (UT-1, UT-5), the plan is validated against
  * the registry and corrected once, and the system prompt is composed from parts (CTX-4).
  */
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
-import { fallbackReply } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import {

@@ -1,11 +1,11 @@
 /**
- * The reply (DESIGN.md "The orchestrator" 5 and 7): one composer call for a multi-step
+ * The reply (docs/ARCHITECTURE.md "The orchestrator" 5 and 7): one composer call for a multi-step
  * plan, none when a single step already wrote the reply, a fallback when composing fails,
  * and one progress message for a slow plan only.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ScriptedModel, type ScriptedTurn } from '../../src/model/scripted-model.js';
-import { fallbackReply, progressMessage } from '../../src/orchestrator/fallback-replies.js';
+import { fallbackReply, progressMessage } from '../../src/texts/fallback-replies.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
 import { callsFor, complete, createPlan, lastMessageText, makeContext, makeDeps, outage, purposes, say, step, systemText } from './support/index.js';
 

@@ -1,6 +1,6 @@
 /**
  * How a step's tool loop, verification and signals play out in a plan: bad tool input,
- * throwing tools, endless loops and stalls (DESIGN.md 2); claims checked against what the
+ * throwing tools, endless loops and stalls (docs/ARCHITECTURE.md "The orchestrator", step 2); claims checked against what the
  * tools did (3); needsClarification and needsReplan (4).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * verifyClaims (DESIGN.md "The orchestrator" 3): an agent never claims an action it did
+ * verifyClaims (docs/ARCHITECTURE.md "The orchestrator" 3): an agent never claims an action it did
  * not perform. A report that says less than was done is completed from the tool ledger.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import { turnQueueDefinition } from '../../src/turns/turn-scheduler.js';
+import { turnQueueDefinition } from '../../src/queue/turn-queue.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { createUser, reminderJobs, startQueueWithoutWorkers } from '../reminders/support.js';
 

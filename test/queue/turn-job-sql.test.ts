@@ -3,7 +3,7 @@ import { InboundService } from '../../src/conversation/inbound-service.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import { JobQueue } from '../../src/queue/job-queue.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { TURN_QUEUE, turnQueueDefinition } from '../../src/turns/turn-scheduler.js';
+import { TURN_QUEUE, turnQueueDefinition } from '../../src/queue/turn-queue.js';
 import { inboundForm } from '../helpers/herald-harness.js';
 import { inboundMessageSchema } from '../../src/channels/twilio-webhook-schemas.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';

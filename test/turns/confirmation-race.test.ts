@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionRunner } from '../../src/confirmations/action-runner.js';
-import type { PendingAction } from '../../src/confirmations/pending-action.js';
+import { ActionRunner } from '../../src/questions/action-runner.js';
+import type { PendingAction } from '../../src/questions/pending-action.js';
 import type { PrismaClient } from '../../src/db/prisma-types.js';
 import type { Message } from '../../src/generated/prisma/client.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
@@ -16,7 +16,7 @@ import { withReadBarrier } from '../helpers/read-barrier.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
- * The claim of a pending confirmation, as a race (DESIGN.md step 6: YES runs the held
+ * The claim of a pending confirmation, as a race (docs/ARCHITECTURE.md "The orchestrator", step 6: YES runs the held
  * actions exactly once). In a real turn the per-user lease serialises two answers before
  * the claim is ever contended; here two answers meet directly, both having read the question
  * as pending, and only the atomic claim stands between the action and a second run.

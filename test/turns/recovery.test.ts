@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 
 /**
- * DESIGN.md "Request lifecycle" step 5: on start-up, inbound messages that never got a
+ * docs/ARCHITECTURE.md "Request lifecycle" step 5: on start-up, inbound messages that never got a
  * reply, and replies that were never delivered, are picked up again. Nobody is dropped.
  * (Recovery after a real crash is test/e2e/crash-recovery.test.ts; these need none.)
  */

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
 import { TurnLeases } from '../../src/turns/turn-lease.js';
 import { TurnInterrupted, type TurnRunner } from '../../src/turns/turn-runner.js';
-import type { TurnScheduler } from '../../src/turns/turn-scheduler.js';
+import type { TurnScheduler } from '../../src/queue/turn-queue.js';
 import { TurnWorker } from '../../src/turns/turn-worker.js';
 import { UserService } from '../../src/users/user-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';

@@ -5,7 +5,8 @@ import { renderDevPhone } from '../../dev/dev-phone-page.js';
 import { devInboundWebhook, devMessageSid, INBOUND_WEBHOOK_PATH } from '../../dev/dev-webhook.js';
 import { DEV_ACCOUNT_SID, DEV_TWILIO_PREFIX, type DevMediaStore } from '../../dev/dev-media-store.js';
 import type { FedMessage } from '../../dev/outbound-feed.js';
-import { isFromThisMachine, type SignatureOptions } from '../twilio-signature.js';
+import type { SignatureOptions } from '../../channels/twilio-signed-url.js';
+import { isFromThisMachine } from '../twilio-signature.js';
 import { twimlMessageText } from '../twiml.js';
 import { sendDocument } from './pages.js';
 

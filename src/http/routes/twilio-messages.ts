@@ -4,7 +4,8 @@ import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound
 import { requireFormEncodedBody } from '../form-body.js';
 import { SenderRateLimit } from '../sender-rate-limit.js';
 import { sendEmptyTwiml, sendTwimlMessage } from '../twiml.js';
-import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
+import type { SignatureOptions } from '../../channels/twilio-signed-url.js';
+import { verifyTwilioSignature } from '../twilio-signature.js';
 
 /** What the inbound route needs. */
 export interface TwilioMessagesRouteOptions {

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { statusCallbackSchema } from '../../channels/twilio-webhook-schemas.js';
 import { requireFormEncodedBody } from '../form-body.js';
 import { sendEmptyTwiml } from '../twiml.js';
-import { verifyTwilioSignature, type SignatureOptions } from '../twilio-signature.js';
+import type { SignatureOptions } from '../../channels/twilio-signed-url.js';
+import { verifyTwilioSignature } from '../twilio-signature.js';
 
 /** What the status route needs. */
 export interface TwilioStatusRouteOptions {

@@ -2,7 +2,7 @@ import type { AgentDefinition } from '../../agents/agent-definition.js';
 import type { UserContext } from '../../context/orchestrator-context.js';
 import type { SystemBlock } from '../../model/model-client.js';
 import { estimateTokens } from '../../shared/tokens.js';
-import type { StepAttempt } from '../step-runner.js';
+import type { StepAttempt } from '../step-attempt.js';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
 import { escapeXml } from './xml.js';
 

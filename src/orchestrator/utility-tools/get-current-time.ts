@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, ok, toolError } from '../../tools/tool.js';
-import { describeNow, invalidTimezoneMessage, isValidTimezone } from './time-context.js';
+import { isValidTimezone } from '../../shared/time-zones.js';
+import { describeNow, invalidTimezoneMessage } from './time-context.js';
 
 /**
  * No arguments. Not `.strict()`: a model that sends a stray argument should still get the

@@ -3,17 +3,9 @@ import { resolveDateTool } from './resolve-date.js';
 import { resolveTimeRangeTool } from './resolve-time-range.js';
 
 export { getCurrentTimeTool } from './get-current-time.js';
-export {
-  describeResolvedDay,
-  normalizeDateExpression,
-  resolveDateTool,
-  resolveDay,
-  resolveWeekday,
-  type DayResolution,
-  type ResolveDayOptions,
-  type ResolvedDate,
-  type ResolvedDay,
-} from './resolve-date.js';
+export { describeResolvedDay, normalizeDateExpression, resolveDateTool, resolveDay, type ResolvedDate } from './resolve-date.js';
+export type { DayResolution, ResolveDayOptions, ResolvedDay } from './resolved-day.js';
+export { resolveWeekday } from './weekday-rules.js';
 export {
   createResolveTimeRangeTool,
   describeTimeRange,
@@ -27,7 +19,6 @@ export {
   describeNow,
   formatIsoWithOffset,
   formatTimeContextLine,
-  isValidTimezone,
   type TimeContext,
 } from './time-context.js';
 

@@ -1,8 +1,10 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { defineTool, ok, toolError, type ToolDefinition } from '../../tools/tool.js';
-import { normalizeDateExpression, resolveDay, startOfWeek, type ResolvedDay } from './resolve-date.js';
-import { formatIsoWithOffset, formattingLocale, invalidTimezoneMessage, isValidTimezone } from './time-context.js';
+import { normalizeDateExpression, resolveDay } from './resolve-date.js';
+import { startOfWeek, type ResolvedDay } from './resolved-day.js';
+import { isValidTimezone } from '../../shared/time-zones.js';
+import { formatIsoWithOffset, formattingLocale, invalidTimezoneMessage } from './time-context.js';
 
 /*
  * Every range is built from local calendar days with luxon in the user's zone: a range starts

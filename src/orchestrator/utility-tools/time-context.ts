@@ -1,4 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
+import { isValidTimezone } from '../../shared/time-zones.js';
 
 /**
  * "Now" as the user sees it on their own clock. Given to the planner (in the system prompt
@@ -36,15 +37,6 @@ export const formattingLocale = 'en-US';
  * does not change while the process runs. Only valid names are kept, so the set stays as
  * small as the zone database however many bad names users type.
  */
-const knownValidZones = new Set<string>();
-
-/** True when `timezone` is an IANA zone name the runtime knows (e.g. `Asia/Jerusalem`). */
-export function isValidTimezone(timezone: string): boolean {
-  if (knownValidZones.has(timezone)) return true;
-  const valid = timezone.trim() !== '' && IANAZone.isValidZone(timezone);
-  if (valid) knownValidZones.add(timezone);
-  return valid;
-}
 
 /**
  * The message a tool returns when the user's configured zone is unusable. Worded for the

@@ -1,5 +1,5 @@
-import type { ActionRunner } from '../../confirmations/action-runner.js';
-import { questionFor, withAsk, type PendingAction } from '../../confirmations/pending-action.js';
+import type { ActionRunner } from '../../questions/action-runner.js';
+import { questionFor, withAsk, type PendingAction } from '../../questions/pending-action.js';
 import { pickCandidates, yesOrNo, type ChoicePick } from '../../questions/answer-words.js';
 import { choicePayloadSchema, type ChoicePayload } from '../../questions/pending-question.js';
 import type { PendingQuestions } from '../../questions/pending-questions.js';

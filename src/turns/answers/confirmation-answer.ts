@@ -1,6 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { ActionRunner } from '../../confirmations/action-runner.js';
-import type { PendingAction } from '../../confirmations/pending-action.js';
+import type { ActionRunner } from '../../questions/action-runner.js';
+import type { PendingAction } from '../../questions/pending-action.js';
 import { yesOrNo } from '../../questions/answer-words.js';
 import { confirmationPayloadSchema } from '../../questions/pending-question.js';
 import type { PendingQuestions } from '../../questions/pending-questions.js';
@@ -13,7 +13,7 @@ import type { IncomingTurn, LatestQuestion, TurnAnswer } from './turn-answer.js'
 const REPEATED_YES_WINDOW_MS = 10 * 60 * 1000;
 
 /**
- * YES or NO to held actions (DESIGN.md step 6), without a model: YES within the lifetime
+ * YES or NO to held actions (docs/ARCHITECTURE.md "The orchestrator", step 6), without a model: YES within the lifetime
  * claims the confirmation (only one answer can) and runs its actions once, in order; NO
  * cancels it; anything else cancels it and moves on (the user changed the subject). A late
  * YES is told it came too late; a repeated one that it is already done.

@@ -1,4 +1,4 @@
-import { fallbackReply } from '../../orchestrator/fallback-replies.js';
+import { fallbackReply } from '../../texts/fallback-replies.js';
 import { withoutModel } from '../turn-outcome.js';
 import type { TurnAnswer } from './turn-answer.js';
 

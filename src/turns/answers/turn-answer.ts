@@ -35,7 +35,7 @@ export interface IncomingTurn {
 }
 
 /**
- * One answer that needs no model (DESIGN.md "Conversation"): a keyword, a command, YES/NO,
+ * One answer that needs no model (docs/ARCHITECTURE.md "Conversation"): a keyword, a command, YES/NO,
  * a number for "which one?", snooze/done after a reminder. The runner tries them in order
  * before the orchestrator; the first to return an outcome answers the turn. Each is its own
  * small file in this folder.

@@ -10,8 +10,8 @@ import { createTestWorld, testRegistry, type TestWorld } from './agents.js';
 import { WEDNESDAY_MORNING } from './context.js';
 
 /**
- * Test limits: the design's retries, replans and step budget (DESIGN.md "Resolved
- * constants"), with time limits short enough that a test bug fails fast instead of hanging.
+ * Test limits: the design's retries, replans and step budget (docs/ARCHITECTURE.md
+ * "Defaults"), with time limits short enough that a test bug fails fast instead of hanging.
  */
 export const testLimits: OrchestratorLimits = {
   planTimeoutMs: 10_000,

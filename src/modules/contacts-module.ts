@@ -3,8 +3,8 @@ import { countryOfPhone, findContactsTool, type GoogleContactsTools } from '../a
 import type { Config } from '../config/config.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
-import type { AddressBookImport } from './address-book-import.js';
-import { ContactService } from './contact-service.js';
+import type { AddressBookImport } from '../contacts/address-book-import.js';
+import { ContactService } from '../contacts/contact-service.js';
 
 /**
  * Contacts, wired: the service, contacts-agent, and the `find_contacts` tool the email and

@@ -1,4 +1,4 @@
-import { yesOrNo } from '../questions/answer-words.js';
+import { yesOrNo } from './answer-words.js';
 
 /**
  * The answers to "Reply YES or NO": the whole message, any case, with trailing punctuation

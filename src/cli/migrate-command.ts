@@ -1,7 +1,7 @@
 import { loadDatabaseConfig } from '../config/config.js';
 import { createLogger } from '../logging/logger.js';
 import { ConfigurationError } from '../shared/errors.js';
-import { openDatabase } from './database.js';
+import { openDatabase } from '../db/database.js';
 
 /**
  * `npm run db:migrate`: applies pending migrations to DATABASE_URL (or to the embedded

@@ -1,5 +1,5 @@
 import type { ErrorBlame } from '../shared/errors.js';
-import { readerLanguage, say, type TextLanguage } from '../texts/texts.js';
+import { readerLanguage, say } from './texts.js';
 
 /**
  * Replies Herald sends without a model: when the model fails, when none is configured.
@@ -7,14 +7,9 @@ import { readerLanguage, say, type TextLanguage } from '../texts/texts.js';
  */
 export type FallbackReply = 'apology' | 'timeout' | 'noModel' | 'mediaOnly' | 'empty' | 'progress' | 'budget' | 'done';
 
-/** The language of Herald's own words for this reader: what they just wrote in, else their stored language, else English. */
-export function fallbackLanguage(language: string | null, messageText = ''): TextLanguage {
-  return readerLanguage(language, messageText);
-}
-
 /** A model-free reply in the user's language. */
 export function fallbackReply(kind: FallbackReply, language: string | null, messageText = ''): string {
-  return say(fallbackLanguage(language, messageText), kind);
+  return say(readerLanguage(language, messageText), kind);
 }
 
 /** Which apology fits a failure of this blame. */

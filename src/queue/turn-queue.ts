@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import type { JobQueue, QueueDefinition } from '../queue/job-queue.js';
-import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
+import type { JobQueue, QueueDefinition } from './job-queue.js';
+import { prismaSqlExecutor } from './prisma-sql-executor.js';
 
 /** The queue of turn jobs. A job means "this user may have something to answer or deliver". */
 export const TURN_QUEUE = 'turn';

@@ -7,7 +7,7 @@ import { MemorySearch } from '../search/memory-search.js';
 import { prepareSearch, type SearchCapabilities } from '../search/search-capabilities.js';
 import { SimilarFacts } from '../search/similar-facts.js';
 import type { Clock } from '../shared/clock.js';
-import { NoteService } from './note-service.js';
+import { NoteService } from '../notes/note-service.js';
 
 /**
  * The second brain, wired: the search index's optional extensions made ready (pg_trgm,

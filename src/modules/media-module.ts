@@ -3,15 +3,15 @@ import type { Config } from '../config/config.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import { DEV_ACCOUNT_SID, DEV_TWILIO_PREFIX, type DevMediaStore } from '../dev/dev-media-store.js';
 import type { Logger } from '../logging/logger.js';
-import { isValidTimezone } from '../orchestrator/utility-tools/time-context.js';
+import { isValidTimezone } from '../shared/time-zones.js';
 import type { Clock } from '../shared/clock.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../tools/tool.js';
 import type { UserService } from '../users/user-service.js';
-import { TIMEZONE_FROM_PIN_ACTION } from './location.js';
-import { Transcriber } from './transcriber.js';
-import { TwilioMediaDeleter } from './twilio-media-deleter.js';
-import { TwilioMediaFetcher, type TwilioMediaSource } from './twilio-media-fetcher.js';
-import { TurnMedia, type MediaRemover, type MediaSource } from './turn-media.js';
+import { TIMEZONE_FROM_PIN_ACTION } from '../media/location.js';
+import { Transcriber } from '../media/transcriber.js';
+import { TwilioMediaDeleter } from '../media/twilio-media-deleter.js';
+import { TwilioMediaFetcher, type TwilioMediaSource } from '../media/twilio-media-fetcher.js';
+import { TurnMedia, type MediaRemover, type MediaSource } from '../media/turn-media.js';
 
 /** Twilio's REST API, where media URLs live. */
 const TWILIO_API = 'https://api.twilio.com';

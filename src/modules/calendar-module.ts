@@ -13,10 +13,10 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { calendarAgent } from '../agents/calendar/calendar-agent.js';
-import { calendarConnectMethods } from './calendar-connect-methods.js';
-import { CalendarFeed } from './calendar-feed.js';
-import { CalendarService } from './calendar-service.js';
-import { EventReminders } from './event-reminders.js';
+import { calendarConnectMethods } from '../calendar/calendar-connect-methods.js';
+import { CalendarFeed } from '../calendar/calendar-feed.js';
+import { CalendarService } from '../calendar/calendar-service.js';
+import { EventReminders } from '../calendar/event-reminders.js';
 import type { PageService } from '../pages/page-service.js';
 import { bulkPage } from '../pages/bulk-page.js';
 

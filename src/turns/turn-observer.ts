@@ -1,7 +1,7 @@
 import type { OutboxSendEvent } from '../outbox/outbox-service.js';
-import type { TurnEnd } from '../turns/turn-runner.js';
-import type { ChannelLabel, HeraldMetrics } from './metrics.js';
-import type { Tracing } from './tracing.js';
+import type { TurnEnd } from './turn-runner.js';
+import type { ChannelLabel, HeraldMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 
 /** Turns remembered between their end and their reply's send; more are forgotten, oldest first. */
 const MAX_PENDING_TURNS = 10_000;

@@ -1,9 +1,9 @@
-import { confirmationReply } from '../confirmations/confirmation-replies.js';
-import { fallbackReply } from '../orchestrator/fallback-replies.js';
+import { confirmationReply } from '../questions/confirmation-replies.js';
+import { fallbackReply } from '../texts/fallback-replies.js';
 import { confirmationQuestion } from '../questions/pending-question.js';
-import type { TurnOutcome } from '../turns/turn-outcome.js';
-import { mediaReply } from './media-replies.js';
-import type { PreparedMedia } from './turn-media.js';
+import type { TurnOutcome } from './turn-outcome.js';
+import { mediaReply } from '../texts/media-replies.js';
+import type { PreparedMedia } from '../media/turn-media.js';
 
 /** The media a turn prepared, as the context assembler takes it. */
 export function mediaForContext(media: PreparedMedia): { parts: PreparedMedia['parts']; attachments: PreparedMedia['attachments']; location?: string; notes: string[] } {

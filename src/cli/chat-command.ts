@@ -19,8 +19,8 @@ import { ConsoleTransport } from '../outbox/console-transport.js';
 import { createHerald, type Herald } from '../runtime.js';
 import { ConfigurationError } from '../shared/errors.js';
 import { randomIds } from '../shared/ids.js';
-import { DEFAULT_DEV_PHONE } from './dev-phone-page.js';
-import { readEventStream } from './event-stream.js';
+import { DEFAULT_DEV_PHONE } from '../dev/dev-phone-page.js';
+import { readEventStream } from '../dev/event-stream.js';
 
 const USAGE = 'usage: npm run chat -- [--from +14155550123] [--url http://127.0.0.1:3000]';
 

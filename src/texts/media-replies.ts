@@ -1,5 +1,4 @@
-import type { OrchestratorContext } from '../context/orchestrator-context.js';
-import { readerLanguage, TEXT_TABLES, type TextKey } from '../texts/texts.js';
+import { readerLanguage, TEXT_TABLES, type TextKey } from './texts.js';
 
 /** Herald's own words about attachments, voice notes and location pins, by what they say (their keys in src/texts). */
 const keys = {
@@ -42,15 +41,4 @@ export function mediaReply(kind: MediaReply, language: string | null, values: Re
     const value = String(values[key] ?? values[key.toLowerCase()] ?? '');
     return key === 'What' ? value.charAt(0).toUpperCase() + value.slice(1) : value;
   });
-}
-
-/**
- * 'I heard: "…".' for a turn whose words were spoken (a voice note), so a question asked
- * for YES quotes what was heard; undefined for typed text. Long transcripts are shortened.
- */
-export function heardLine(context: OrchestratorContext): string | undefined {
-  const spoken = (context.message.parts ?? []).filter((part) => part.spoken).map((part) => part.text.trim()).filter(Boolean).join(' ');
-  if (!spoken) return undefined;
-  const text = spoken.length > 200 ? `${spoken.slice(0, 197).trimEnd()}…` : spoken;
-  return mediaReply('heard', context.user.language, { text }, context.message.text);
 }

@@ -1,7 +1,7 @@
-import type { AgentDefinition } from '../agents/agent-definition.js';
-import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { AgentDefinition } from './agent-definition.js';
+import type { AgentRegistry } from './agent-registry.js';
 import type { ToolDefinition } from '../tools/tool.js';
-import type { Tracing } from './tracing.js';
+import type { Tracing } from '../observability/tracing.js';
 
 /**
  * The registry with every tool's run traced as an `execute_tool <name>` span (the GenAI

@@ -1,5 +1,4 @@
-import { fallbackLanguage } from '../orchestrator/fallback-replies.js';
-import { say } from '../texts/texts.js';
+import { readerLanguage, say } from '../texts/texts.js';
 
 const keys = {
   ask: 'confirmAsk',
@@ -14,5 +13,5 @@ export type ConfirmationReply = keyof typeof keys;
 
 /** Herald's own words around confirmations (no model writes them), in the user's language, `{placeholders}` filled. */
 export function confirmationReply(kind: ConfirmationReply, language: string | null, values: Record<string, string | number> = {}, messageText = ''): string {
-  return say(fallbackLanguage(language, messageText), keys[kind], values);
+  return say(readerLanguage(language, messageText), keys[kind], values);
 }

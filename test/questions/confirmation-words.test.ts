@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationAnswer } from '../../src/confirmations/confirmation-words.js';
+import { confirmationAnswer } from '../../src/questions/confirmation-words.js';
 
 describe('confirmationAnswer', () => {
   it.each(['yes', 'YES', 'Y', 'ok', 'Okay.', 'confirm', 'yes please', 'Yes!!', ' yes ', 'yes 👍', 'כן', 'כן!', 'אישור'])('"%s" is yes', (text) => {

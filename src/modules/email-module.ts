@@ -10,10 +10,10 @@ import type { OutboundPolicy } from '../net/outbound-policy.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { ToolDefinition } from '../tools/tool.js';
-import { emailConnectMethods } from './email-connect-methods.js';
-import { EmailService } from './email-service.js';
-import { CHOOSE_EMAIL_PURPOSE, GOOGLE_EMAIL_PURPOSE, gmailConnectMethods } from './gmail-connect-methods.js';
-import { disconnectGmail, gmailFactory } from './gmail-mailbox.js';
+import { emailConnectMethods } from '../email/email-connect-methods.js';
+import { EmailService } from '../email/email-service.js';
+import { CHOOSE_EMAIL_PURPOSE, GOOGLE_EMAIL_PURPOSE, gmailConnectMethods } from '../email/gmail-connect-methods.js';
+import { disconnectGmail, gmailFactory } from '../email/gmail-mailbox.js';
 
 /**
  * Email, wired beside the calendar on the same connection machinery (its connection store,
