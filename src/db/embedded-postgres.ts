@@ -194,14 +194,27 @@ async function initialise(dataDir: string, binaries: PostgresBinaries, owner: Ow
       await chown(passwordFile, owner.uid, owner.gid);
       await makeTraversable(path.dirname(dataDir));
     }
-    await runAs(owner, binaries.initdb, [
-      `--pgdata=${dataDir}`,
-      `--username=${USER}`,
-      `--pwfile=${passwordFile}`,
-      '--auth=scram-sha-256',
-      '--encoding=UTF8',
-      '--locale=C',
-    ]);
+    const initdb = (ctype: string) =>
+      runAs(owner, binaries.initdb, [
+        `--pgdata=${dataDir}`,
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        // Byte-order collation (fast, stable), but Unicode character classes: with a C ctype,
+        // full-text search and pg_trgm see no letters in Hebrew, Arabic or Cyrillic words.
+        '--locale=C',
+        `--lc-ctype=${ctype}`,
+      ]);
+    await initdb('C.UTF-8').catch(async (error: unknown) => {
+      // A system without the C.UTF-8 locale (glibc before 2.35 without it generated): plain C,
+      // and searches in non-Latin scripts then match whole words only.
+      if (!/locale/i.test(String(error))) throw error;
+      await rm(dataDir, { recursive: true, force: true });
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      if (owner.uid !== undefined && owner.gid !== undefined) await chown(dataDir, owner.uid, owner.gid);
+      await initdb('C');
+    });
   } finally {
     await rm(passwordFile, { force: true });
   }

@@ -48,6 +48,8 @@ describe('IMAP provider: sessions, faults and size', () => {
       ana: { password: 'app-password', address: 'ana@herald.test' },
       bulk: { password: 'bulk-password', address: 'bulk@herald.test' },
       saved: { password: 'saved-password', address: 'saved@herald.test' },
+      // A mailbox no other test sends from: it has no Sent folder until this file's first send.
+      fresh: { password: 'fresh-password', address: 'fresh@herald.test' },
     });
     smtp = await SmtpReceiver.start(dovecot);
     proxy = await TcpFaultProxy.start(dovecot.port);
@@ -181,11 +183,11 @@ describe('IMAP provider: sessions, faults and size', () => {
   });
 
   it('creates a special-use Sent folder when there is none, and leaves Sent alone when the server saves sent mail itself', async () => {
-    expect((await dovecot.folders('ana')).some((folder) => folder.path === 'Sent')).toBe(false);
-    const provider = imapProvider(settings(), 'app-password');
+    expect((await dovecot.folders('fresh')).some((folder) => folder.path === 'Sent')).toBe(false);
+    const provider = imapProvider({ ...settings(), username: 'fresh', address: 'fresh@herald.test' }, 'fresh-password');
     await provider.send({ to: ['dana@example.com'], cc: [], subject: 'Hi', text: 'Hi Dana' });
-    expect(await dovecot.folders('ana')).toContainEqual({ path: 'Sent', specialUse: '\\Sent' });
-    expect(await dovecot.messages('ana', 'Sent')).toHaveLength(1);
+    expect(await dovecot.folders('fresh')).toContainEqual({ path: 'Sent', specialUse: '\\Sent' });
+    expect(await dovecot.messages('fresh', 'Sent')).toHaveLength(1);
     await provider.close();
 
     const saving = imapProvider({ imapUrl: dovecot.url, smtpUrl: smtp.url, username: 'saved', address: 'saved@herald.test', sentSavedByServer: true }, 'saved-password');
