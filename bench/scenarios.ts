@@ -11,7 +11,8 @@
  * loop of two calls per step attempt + compose), tokens, cost per turn with a warm cache
  * (a busy deployment: the stable prefix is shared by every user) and a cold one (a lone
  * user, whose turns are minutes apart), wall time, and the orchestrator's own overhead
- * (wall time minus time spent waiting for the model). Then a typical day for one user.
+ * (wall time minus time spent waiting for the model). Then a typical day for one user, and
+ * reply time from webhook to Twilio with realistic model timing (reply-latency.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { createHeraldAgents } from '../src/agents/herald-agents.js';
@@ -30,6 +31,7 @@ import type { ModelClient } from '../src/model/model-client.js';
 import { PromptCachePolicy, PromptCacheTtlModel, type CacheTtl } from '../src/model/prompt-cache-policy.js';
 import { orchestrate, type OrchestratorDependencies, type OrchestratorResult } from '../src/orchestrator/orchestrate.js';
 import { PrismaPlanStore } from '../src/orchestrator/plan-store.js';
+import { PrismaToolCallKeys } from '../src/tool-calls/tool-call-keys.js';
 import { FormRegistry } from '../src/pages/form-definition.js';
 import { PageService } from '../src/pages/page-service.js';
 import { PageStore } from '../src/pages/page-store.js';
@@ -39,10 +41,11 @@ import { systemClock } from '../src/shared/clock.js';
 import { randomIds } from '../src/shared/ids.js';
 import { profileForm } from '../src/users/profile-form.js';
 import { UserService } from '../src/users/user-service.js';
-import { FakeAnthropicServer, type ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
+import { FakeAnthropicServer, type ScriptedAnthropicResponse, type ScriptedAnthropicResponseFunction } from '../test/fakes/fake-anthropic-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
 import { banner, ms, percentile, table } from './support/report.js';
 import { OutboundPolicy } from '../src/net/outbound-policy.js';
+import { replyLatency } from './reply-latency.js';
 
 const MODEL_LATENCY_MS = 50;
 // Any fixed key: the benchmark connects no accounts, but the calendar module wants one.
@@ -66,8 +69,11 @@ const PLANNER_THINKING =
   'The user wants something done, not just a chat. Which agent fits? One step is enough; the task must be self-contained with the exact wording. No dates to resolve, nothing to ask.';
 const AGENT_THINKING = 'Call the tool with the exact content, then report what was saved.';
 
-/** One scripted model answer: what it says or calls, and how long it thinks first. */
-type Turn = { text: string } | { toolCalls: Array<{ name: string; input: unknown }> };
+/**
+ * One scripted model answer: what it says or calls. `forTask`: the answer of the step whose task
+ * has these words (steps that run at once reach the fake in no fixed order).
+ */
+type Turn = ({ text: string } | { toolCalls: Array<{ name: string; input: unknown }> }) & { forTask?: string };
 
 interface Scenario {
   name: string;
@@ -83,7 +89,7 @@ interface Scenario {
 }
 
 const plan = (steps: Array<{ agent: string; task: string }>): Turn => ({
-  toolCalls: [{ name: 'create_plan', input: { analysis: 'Needs agents', goal: 'Do what the user asked', steps: steps.map((step, index) => ({ id: `step_${index + 1}`, ...step })) } }],
+  toolCalls: [{ name: 'create_plan', input: { analysis: 'Needs agents', goal: 'Do what the user asked', steps: steps.map((step, index) => ({ id: `step_${index + 1}`, dependsOn: [], ...step })) } }],
 });
 
 const scenarios: Scenario[] = [
@@ -136,12 +142,14 @@ const scenarios: Scenario[] = [
         { agent: 'list-agent', task: 'Add "tofu" and "rice" to the shopping list.' },
       ]),
       {
+        forTask: 'vegetarian',
         toolCalls: [
           { name: 'remember_fact', input: { category: 'preferences', subject: 'diet', content: 'Is vegetarian' } },
           { name: 'complete_step', input: { summary: 'Saved', created: [{ description: 'Is vegetarian' }] } },
         ],
       },
       {
+        forTask: 'tofu',
         toolCalls: [
           { name: 'add_list_items', input: { list: 'shopping', items: ['tofu', 'rice'] } },
           { name: 'complete_step', input: { summary: 'Added tofu and rice to shopping', created: [{ description: 'tofu' }, { description: 'rice' }] } },
@@ -190,11 +198,28 @@ const typicalDay = [
 const REMINDERS_PER_DAY = 3;
 
 /** A scripted turn as the fake answers it: after the model's latency, with thinking sized for the role. */
-function asFakeAnswer(turn: Turn): ScriptedAnthropicResponse {
+function asFakeAnswer(turn: Turn): ScriptedAnthropicResponseFunction {
   return (request) => {
     const thinking = request.toolNames().includes('create_plan') ? PLANNER_THINKING : AGENT_THINKING;
-    return { delayMs: MODEL_LATENCY_MS, then: { ...turn, thinking } };
+    const { forTask: _task, ...answer } = turn;
+    return { delayMs: MODEL_LATENCY_MS, then: { ...answer, thinking } };
   };
+}
+
+/**
+ * A scenario's answers in the order the fake is asked: a turn for a given task takes the queue
+ * slot of whichever such turn comes next, and answers the step whose task it names.
+ */
+function fakeAnswers(turns: Turn[]): ScriptedAnthropicResponse[] {
+  const forTasks = turns.filter((turn) => turn.forTask !== undefined);
+  return turns.map((turn) => {
+    if (turn.forTask === undefined) return asFakeAnswer(turn);
+    return (request) => {
+      const index = forTasks.findIndex((candidate) => request.lastUserText().includes(candidate.forTask!));
+      if (index < 0) throw new Error(`no scripted answer for the step "${request.lastUserText().slice(0, 80)}"`);
+      return asFakeAnswer(forTasks.splice(index, 1)[0]!)(request);
+    };
+  });
 }
 
 interface Measured {
@@ -237,6 +262,7 @@ export const scenariosBenchmark: Benchmark = {
         models: config.models,
         registry,
         store: new PrismaPlanStore(database.prisma),
+        toolCallKeys: new PrismaToolCallKeys(database.prisma),
         clock: systemClock,
         ids: randomIds,
         logger,
@@ -247,7 +273,7 @@ export const scenariosBenchmark: Benchmark = {
       const prepareTurn = async (scenario: Scenario, userId: string): Promise<OrchestratorContext> => {
         for (const fact of scenario.facts ?? []) await facts.remember(userId, fact);
         const turn = await database.prisma.turn.create({ data: { userId } });
-        fake.enqueue(...scenario.script().map(asFakeAnswer));
+        fake.enqueue(...fakeAnswers(scenario.script()));
         return {
           turnId: turn.id,
           user: { id: userId, name: 'Ana', timezone: 'Europe/London', language: null, isNew: false },
@@ -366,6 +392,8 @@ export const scenariosBenchmark: Benchmark = {
       checks.push({ name: "lone user's day, 30-90 min apart (measured caching)", target: `< $${DAY_TARGET_USD}`, measured: usd(chosen.cost), pass: chosen.cost < DAY_TARGET_USD, kind: 'target' });
       checks.push({ name: "lone user's day: measured caching vs the best fixed choice", target: '≤ best + 10%', measured: `${usd(chosen.cost)} vs ${usd(best)}`, pass: chosen.cost <= best * 1.1, kind: 'target' });
     }
+    // Reply time as a user feels it, with the model as slow as real ones (issue 25).
+    checks.push(...(await replyLatency({ postgres, logger, print })));
     return { checks };
   },
 };

@@ -23,6 +23,7 @@ import { reminderReplyAnswer } from './turns/answers/reminder-reply-answer.js';
 import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
+import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
 import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
@@ -298,6 +299,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       tracing,
     ),
     store: new PrismaPlanStore(prisma),
+    toolCallKeys: new PrismaToolCallKeys(prisma),
     clock,
     ids,
     logger: logger.child({ component: 'orchestrator' }),

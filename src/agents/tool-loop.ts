@@ -1,7 +1,11 @@
 import { addUsage, emptyUsage, toolCallsOf, responseText, webSourcesOf, type ModelClient, type ModelMessage, type ModelRequest, type TokenUsage, type ToolResultBlock, type WebSource } from '../model/model-client.js';
+import type { KeyedToolCalls } from '../tools/keyed-calls.js';
 import type { ChoiceRequest, ConfirmationRequest, ToolContext, ToolDefinition, ToolResult } from '../tools/tool.js';
 import { describeValidationError, toolSpecOf } from '../tools/tool-spec.js';
 import { describeError, HeraldError } from '../shared/errors.js';
+import { stableJson } from '../shared/stable-json.js';
+
+export { stableJson } from '../shared/stable-json.js';
 
 /** One tool call as it happened, for verification and the step record. */
 export interface ToolCallRecord {
@@ -17,6 +21,8 @@ export interface ToolCallRecord {
   pendingConfirmation?: ConfirmationRequest;
   /** Several items fit: the candidates Herald numbers in its "Which one?" (the call did nothing). */
   pendingChoice?: ChoiceRequest;
+  /** Not run: this request had already made this exact call; `result` is what it returned then. */
+  replayed?: boolean;
 }
 
 /**
@@ -76,6 +82,12 @@ export interface ToolLoopOptions {
   signal?: AbortSignal;
   /** Kept up to date while the loop runs (see {@link ToolLoopProgress}). */
   progress?: ToolLoopProgress;
+  /**
+   * Mutating calls run through it (src/tool-calls): a call the request already made (an
+   * earlier attempt, a replanned step, the turn run again after a crash) is not made twice.
+   * Absent: they just run.
+   */
+  keyedCalls?: KeyedToolCalls;
 }
 
 /**
@@ -101,6 +113,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   let previousSignatures = new Set<string>();
   // The previous response's calls that were refused before running, with why.
   let previousInvalid = new Map<string, string>();
+  // Identical calls so far, so a deliberate repeat ("add water" twice) is keyed apart from the first.
+  const occurrences = new Map<string, number>();
   let finishRejections = 0;
   let lastFinishError: string | undefined;
   const sources: WebSource[] = [];
@@ -147,7 +161,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     // so a report written alongside its actions is checked against their outcomes.
     for (const call of calls) {
       if (call.name === options.finishTool?.name) continue;
-      const outcome = await runOne(byName.get(call.name), call.name, call.input, options);
+      const occurrence = occurrences.get(signatureOf(call)) ?? 0;
+      occurrences.set(signatureOf(call), occurrence + 1);
+      const outcome = await runOne(byName.get(call.name), call.name, call.input, occurrence, options);
       if (outcome.refused) previousInvalid.set(signatureOf(call), outcome.content);
       toolCalls.push(outcome.record);
       results.push({ type: 'tool_result', toolUseId: call.id, content: outcome.content, isError: outcome.record.isError });
@@ -183,6 +199,7 @@ async function runOne(
   tool: ToolDefinition | undefined,
   name: string,
   input: unknown,
+  occurrence: number,
   options: ToolLoopOptions,
 ): Promise<{ record: ToolCallRecord; content: string; refused?: true }> {
   if (!tool) {
@@ -201,8 +218,14 @@ async function runOne(
       const request = await untilAborted(tool.confirmation(parsed.data, options.toolContext), options.signal);
       if (request) return held(name, parsed.data, tool.mutates, request);
     }
+    const keep = (output: unknown) => (tool.recordOutput ? tool.recordOutput(output) : output);
+    const execute = () => tool.run(parsed.data, options.toolContext);
     // A tool that ignores the signal cannot hold the step past its timeout (C-5, C-1).
-    result = await untilAborted(tool.run(parsed.data, options.toolContext), options.signal);
+    const keyed = tool.mutates && options.keyedCalls ? await untilAborted(options.keyedCalls.run({ tool: name, input: parsed.data, occurrence, keep, signal: options.signal }, execute), options.signal) : { kind: 'ran' as const, result: await untilAborted(execute(), options.signal) };
+    if (keyed.kind === 'replayed') {
+      return { record: { name, input: parsed.data, isError: false, mutates: true, result: keyed.output, replayed: true }, content: typeof keyed.output === 'string' ? keyed.output : JSON.stringify(keyed.output) };
+    }
+    result = keyed.kind === 'ran' ? keyed.result : { isError: true, error: UNCERTAIN_CALL };
   } catch (error) {
     // An unexpected throw is still the tool's failure, reported to the model, not a crash.
     if (options.signal?.aborted) {
@@ -222,6 +245,10 @@ async function runOne(
     content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
   };
 }
+
+/** What the agent is told when an earlier run of its exact call was cut off before it reported back. */
+const UNCERTAIN_CALL =
+  'Not done now: this exact call was already started for this message by an earlier attempt that was cut off, so it may have taken effect. Look it up first; make the call again only if it did not happen.';
 
 /** A call held for the user's YES: recorded as such (with the arguments YES will run), and reported to the model as not done. */
 function held(name: string, input: unknown, mutates: boolean, request: ConfirmationRequest): { record: ToolCallRecord; content: string } {
@@ -263,14 +290,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
       },
     );
   });
-}
-
-/** JSON with sorted keys, so equal arguments compare equal. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([left], [right]) => left.localeCompare(right));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
 }

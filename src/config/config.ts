@@ -115,6 +115,8 @@ function toConfig(environment: Environment) {
       stepMaxRetries: environment.STEP_MAX_RETRIES,
       maxReplans: environment.MAX_REPLANS,
       maxPlanSteps: environment.MAX_PLAN_STEPS,
+      /** Independent plan steps one turn runs at once (1: one at a time, in order). */
+      parallelSteps: environment.PLAN_PARALLEL_STEPS,
       confirmationTtlMs: environment.CONFIRMATION_TTL_MS,
       progressAfterMs: environment.PROGRESS_AFTER_MS,
       plannerPromptTokens: environment.PLANNER_PROMPT_TOKENS,

@@ -198,6 +198,7 @@ export const environmentSchema = z
     STEP_MAX_RETRIES: integer(2, 0),
     MAX_REPLANS: integer(3, 0),
     MAX_PLAN_STEPS: integer(10, 1),
+    PLAN_PARALLEL_STEPS: integer(3, 1, 10),
     CONFIRMATION_TTL_MS: integer(300_000, 1),
     PROGRESS_AFTER_MS: integer(10_000, 1),
     PLANNER_PROMPT_TOKENS: integer(8000, 1),

@@ -19,9 +19,14 @@ export class CountingModel implements ModelClient {
   calls = 0;
   usage: TokenUsage = emptyUsage();
   costUsd = 0;
-  /** Time spent waiting for the model, in milliseconds (benchmarks subtract it). */
+  /**
+   * Time spent waiting for the model, in milliseconds (benchmarks subtract it): while at
+   * least one call is in flight, so calls made at once (parallel steps) count once.
+   */
   waitingMs = 0;
   private readonly lines = new Map<string, ModelUsageLine>();
+  private inFlight = 0;
+  private waitingSince = 0;
 
   constructor(
     private readonly inner: ModelClient,
@@ -30,13 +35,13 @@ export class CountingModel implements ModelClient {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     this.calls += 1;
-    const started = this.now();
+    if (this.inFlight++ === 0) this.waitingSince = this.now();
     try {
       const response = await this.inner.generate(request);
       this.record(response.model || request.model, response.usage);
       return response;
     } finally {
-      this.waitingMs += this.now() - started;
+      if (--this.inFlight === 0) this.waitingMs += this.now() - this.waitingSince;
     }
   }
 

@@ -12,17 +12,6 @@ export interface ComposerDependencies {
   maxTokens: number;
 }
 
-/**
- * When no model call is needed: a single step that succeeded and already wrote the
- * user's reply is the reply. Returns undefined when the composer must run.
- */
-export function replyWithoutComposing(plan: ExecutionPlan): string | undefined {
-  const executed = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'skipped');
-  if (executed.length !== 1 || plan.steps.length !== 1) return undefined;
-  const only = executed[0]!;
-  return only.status === 'completed' ? only.result?.output?.reply : undefined;
-}
-
 /** One model call writing the reply: short, in the user's language, honest about failures. */
 export async function composeReply(
   context: OrchestratorContext,

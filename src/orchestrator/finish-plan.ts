@@ -9,12 +9,13 @@ import { confirmationQuestion, type QuestionAsk } from '../questions/pending-que
 import type { Clock } from '../shared/clock.js';
 import { describeError, type ErrorBlame } from '../shared/errors.js';
 import { readerLanguage, say } from '../texts/texts.js';
-import { composeReply, replyWithoutComposing } from './composer.js';
+import { composeReply } from './composer.js';
+import { replyWithoutComposing } from './reply-parts.js';
 import { timeoutSignal, type ExecutionOutcome } from './executor.js';
 import { fallbackReply } from '../texts/fallback-replies.js';
 import { heldActions } from './held-actions.js';
 import { logPlanEvent } from './plan-events.js';
-import { askingStep, planQuestion, planSnapshot } from './plan-questions.js';
+import { askingSteps, planQuestion, planSnapshot } from './plan-questions.js';
 import type { ExecutionPlan } from './plan-state.js';
 import type { PlanStore } from './plan-store.js';
 import { withToolLinks } from './reply-links.js';
@@ -84,24 +85,25 @@ export async function finish<Result>(outcome: ExecutionOutcome, f: Finishing<Res
 }
 
 /**
- * A step needs the user (docs/ARCHITECTURE.md "The orchestrator", step 5 meets seed 003's HITL): the reply first says what
- * earlier steps changed (one composer call, only when they changed something), keeps their
+ * Steps need the user (docs/ARCHITECTURE.md "The orchestrator", step 5): the reply first says what
+ * the other steps changed (one composer call, only when they changed something), keeps their
  * links and asks their held actions' YES, then asks: Herald's own numbered "Which one?"
- * when a lookup found several candidates, else the step's question, kept with the plan so
- * the answer resumes it (earlier steps are not run again).
+ * when a lookup found several candidates, else the step's question (several steps' questions
+ * together, in plan order), kept with the plan so the answer resumes it (finished steps are
+ * not run again).
  */
 async function askUser<Result>(outcome: ExecutionOutcome, question: string, f: Finishing<Result>): Promise<Result> {
   const { plan } = outcome;
   const { context, meter, logger } = f;
-  const asking = askingStep(plan);
-  const earlier = plan.steps.filter((step) => step !== asking && step.status === 'completed' && step.version === plan.version);
+  const asking = askingSteps(plan);
+  const earlier = plan.steps.filter((step) => !asking.includes(step) && step.status === 'completed' && step.version === plan.version);
   const changed = earlier.some(
     (step) => (step.result?.output?.created?.length ?? 0) + (step.result?.output?.updated?.length ?? 0) + (step.result?.output?.deleted?.length ?? 0) > 0 || step.result?.toolCalls.some((call) => call.mutates && !call.isError),
   );
   const report = changed ? await compose(f, { ...plan, steps: earlier }, 'A question for the user follows this text: say only what was done, in one short sentence, and ask nothing.', 'composing what was done failed; the question goes alone') : undefined;
   const request = context.resume?.request ?? context.message.text;
   const texts = readerLanguage(context.user.language, context.message.text);
-  const asked: QuestionAsk = asking ? planQuestion(plan, asking, question, request, texts, f.language) : { kind: 'clarification', question, payload: planSnapshot(plan, request, f.language) };
+  const asked: QuestionAsk = asking.length > 0 ? planQuestion(plan, asking, request, texts, f.language) : { kind: 'clarification', question, payload: planSnapshot(plan, request, f.language) };
   const asks = confirmationAsk(plan, context);
   const parts = [withToolLinks(report ?? '', plan).trim(), asks.text ?? '', asked.question].filter((part) => part.length > 0);
   logPlanEvent(logger, 'plan_needs_clarification', plan, { question: asked.kind });

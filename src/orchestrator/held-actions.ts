@@ -1,4 +1,4 @@
-import { stableJson } from '../agents/tool-loop.js';
+import { stableJson } from '../shared/stable-json.js';
 import { questionFor, type ConfirmationAsk, type PendingAction } from '../questions/pending-action.js';
 import type { ExecutionPlan } from './plan-state.js';
 

@@ -9,7 +9,8 @@ import type { QuestionAsk } from '../questions/pending-question.js';
 import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError, TimeoutError, type ErrorBlame } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { executePlan, mergeSteps, timeoutSignal } from './executor.js';
+import { executePlan, timeoutSignal } from './executor.js';
+import { mergeSteps } from './replan.js';
 import { apologyFor, fallbackReply, progressMessage } from '../texts/fallback-replies.js';
 import { finish, usageFields } from './finish-plan.js';
 import { logPlanEvent } from './plan-events.js';
@@ -23,6 +24,8 @@ import { subjectSection } from './prompts/user-sections.js';
 import { replyLanguage } from './reply-language.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import { webAccessFor, withSourceLink } from './web-access.js';
+import { ToolCallLedger } from '../tool-calls/tool-call-ledger.js';
+import type { ToolCallKeyStore } from '../tool-calls/tool-call-keys.js';
 
 /** The orchestrator's limits (docs/ARCHITECTURE.md "Defaults"). */
 export interface OrchestratorLimits {
@@ -39,6 +42,8 @@ export interface OrchestratorLimits {
   turnMaxModelCalls?: number;
   /** Prompt tokens one turn may send over all its calls (TURN_MAX_INPUT_TOKENS); default 100,000. */
   turnMaxInputTokens?: number;
+  /** Plan steps one turn runs at once (PLAN_PARALLEL_STEPS); default 3, 1 runs them one at a time. */
+  parallelSteps?: number;
 }
 
 /** What the orchestrator needs, all injected so tests drive it with fakes. */
@@ -55,6 +60,11 @@ export interface OrchestratorDependencies {
   tracing?: Tracing;
   /** Offer Anthropic's web search (and fetch, for the user's own links) to the planner and general-agent (WEB_SEARCH). */
   webSearch?: boolean;
+  /**
+   * Where mutating tool calls are keyed (src/tool-calls), so a request run again (a retried or
+   * replanned step, the turn taken over after a crash) does not make a call twice; absent: not keyed.
+   */
+  toolCallKeys?: ToolCallKeyStore;
 }
 
 /** Per-turn options. */
@@ -140,6 +150,8 @@ export async function orchestrate(
   const store = new WriteBehindPlanStore(deps.store, (error) => logger.warn({ error: describeError(error) }, 'could not record a plan transition'));
   await store.planStarted({ planId, turnId: context.turnId, userId: context.user.id, startedAt: deps.clock.now() });
   const progress = startProgressTimer(options.onProgress, deps.limits.progressAfterMs, context, logger);
+  // Mutating calls are keyed by the request, which is its first message: the same when the turn runs again after a crash.
+  const keyedCalls = deps.toolCallKeys ? new ToolCallLedger(deps.toolCallKeys, { userId: context.user.id, scope: context.message.messageIds[0]!, turnId: context.turnId }, deps.clock, logger) : undefined;
   const plannerDeps: PlannerDependencies = {
     model,
     plannerModel: deps.models.planner,
@@ -214,7 +226,7 @@ export async function orchestrate(
           id: step.id,
           agent: step.agent,
           task: step.task,
-          dependsOn: step.dependsOn ?? [],
+          dependsOn: step.dependsOn,
           ...(step.attachments && step.attachments.length > 0 ? { attachments: step.attachments } : {}),
           status: 'pending' as const,
           retryCount: 0,
@@ -235,6 +247,7 @@ export async function orchestrate(
         maxIterations: AGENT_MAX_ITERATIONS,
         ...(plannerDeps.web ? { web: plannerDeps.web } : {}),
         recordCost: (cost) => meter.recordService(cost.service, cost.tokens, cost.costUsd),
+        ...(keyedCalls ? { keyedCalls } : {}),
       },
       store,
       clock: deps.clock,
@@ -243,6 +256,7 @@ export async function orchestrate(
       replan: (request) => tracing.span('herald.replan', {}, () => planRound(context, plannerDeps, { ...request, signal })),
       tracing,
       totals,
+      budgetExhausted: () => budget.exhausted,
     });
     return await finish(outcome, { context, language, deps, store, meter, replyModel: budget.reply, shutdown: options.signal, logger, result, plannerSources: planning.sources ?? [] });
   } catch (caught) {
@@ -261,7 +275,7 @@ export async function orchestrate(
   } finally {
     // An "on it" already on its way must leave before the reply does.
     await progress.stop();
-    await store.flush();
+    await Promise.all([store.flush(), keyedCalls?.flush()]);
   }
 }
 

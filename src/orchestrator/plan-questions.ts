@@ -3,11 +3,12 @@ import type { ClarificationPayload, QuestionAsk } from '../questions/pending-que
 import { say, type TextLanguage } from '../texts/texts.js';
 import type { ResumedPlan } from '../context/orchestrator-context.js';
 import { anyAgentOutputSchema, type AgentOutput } from './plan-schema.js';
+import { explicitFromOrdered } from './plan-graph.js';
 import type { ExecutionPlan, PlanStep } from './plan-state.js';
 
-/** The step that asked the user something (it ended with needsClarification), if any. */
-export function askingStep(plan: ExecutionPlan): PlanStep | undefined {
-  return [...plan.steps].reverse().find((step) => step.status === 'completed' && step.result?.output?.needsClarification);
+/** The steps that asked the user something (they ended with needsClarification), in plan order. */
+export function askingSteps(plan: ExecutionPlan): PlanStep[] {
+  return plan.steps.filter((step) => step.status === 'completed' && step.result?.output?.needsClarification);
 }
 
 /**
@@ -28,9 +29,23 @@ export function choiceQuestion(choice: ChoiceRequest, language: TextLanguage): s
   return say(language, 'choiceAsk', { options });
 }
 
-/** The question a plan asks as kept until answered: a choice (numbered by Herald) or a clarification (the plan, to resume). */
-export function planQuestion(plan: ExecutionPlan, step: PlanStep, question: string, request: string, language: TextLanguage, replyLanguage: string): QuestionAsk {
-  const choice = pendingChoice(step);
+/**
+ * The question a plan asks as kept until answered: one step's choice (numbered by Herald) or
+ * clarification (the plan, to resume). When several steps ran at once and asked, their
+ * questions are asked together, in plan order, as one clarification: the answer resumes the
+ * plan, and the planner reads it against all of them.
+ */
+export function planQuestion(plan: ExecutionPlan, asking: PlanStep[], request: string, language: TextLanguage, replyLanguage: string): QuestionAsk {
+  const [only] = asking;
+  if (asking.length !== 1 || !only) {
+    const questions = asking.map((step) => {
+      const choice = pendingChoice(step);
+      return choice ? choiceQuestion(choice.choice, language) : (step.result?.output?.question ?? '');
+    });
+    return { kind: 'clarification', question: questions.filter(Boolean).join('\n\n'), payload: planSnapshot(plan, request, replyLanguage) };
+  }
+  const question = only.result?.output?.question ?? '';
+  const choice = pendingChoice(only);
   if (choice) {
     return {
       kind: 'choice',
@@ -56,6 +71,7 @@ export function planSnapshot(plan: ExecutionPlan, request: string, language: str
     language,
     version: plan.version,
     request,
+    dependencies: 'explicit',
     steps: plan.steps.map((step) => ({
       id: step.id,
       agent: step.agent,
@@ -76,9 +92,14 @@ function keptOutput(output: AgentOutput): AgentOutput {
   return json.length > 0 && json.length <= 2000 ? { ...rest, data } : rest;
 }
 
-/** The steps a resumed plan keeps, rebuilt from what was saved with its question. */
+/**
+ * The steps a resumed plan keeps, rebuilt from what was saved with its question. A plan kept
+ * before dependencies were explicit reads as it was meant: a step with an empty `dependsOn`
+ * needed every step before it.
+ */
 export function resumedSteps(resume: ResumedPlan): PlanStep[] {
-  return resume.steps.map((step) => {
+  const kept = resume.dependencies === 'explicit' ? resume.steps : explicitFromOrdered(resume.steps);
+  return kept.map((step) => {
     const output = step.output === undefined ? undefined : anyAgentOutputSchema.safeParse(step.output);
     // The step that asked did not finish its task: the planner plans it again, with the answer.
     const finished = step.status === 'completed' && output?.success === true && !output.data.needsClarification;

@@ -10,7 +10,10 @@ export const plannedStepSchema = z.object({
     .min(1)
     .max(2000)
     .describe('What the agent must do, self-contained, with dates/times already resolved and relevant preferences from memory included'),
-  dependsOn: z.array(z.string()).max(10).optional().describe('Ids of earlier steps whose results this step needs'),
+  dependsOn: z
+    .array(z.string().trim().min(1).max(40))
+    .max(10)
+    .describe('Ids of the steps whose results this step needs; [] when it needs none (it then runs at once, alongside the other steps that need none)'),
   attachments: z
     .array(z.string())
     .max(10)
@@ -33,7 +36,11 @@ export const planSchema = z.object({
     .optional()
     .describe('Relative dates/times you resolved, e.g. { "dates": { "friday": "2026-01-30" } }'),
   goal: z.string().trim().min(1).max(500).describe('What the plan accomplishes, in one line'),
-  steps: z.array(plannedStepSchema).min(1).max(20).describe('Ordered steps; they run one at a time, in this order'),
+  steps: z
+    .array(plannedStepSchema)
+    .min(1)
+    .max(20)
+    .describe('The steps, in the order their results should be told; each runs as soon as the steps in its dependsOn have finished'),
   responseHint: z.string().trim().max(1000).optional().describe('How to present the results to the user'),
   language: z
     .string()
@@ -45,6 +52,17 @@ export const planSchema = z.object({
 
 export type PlannedStep = z.infer<typeof plannedStepSchema>;
 export type Plan = z.infer<typeof planSchema>;
+
+/**
+ * The plan as `create_plan`'s input is read: `dependsOn` is required in the schema the model
+ * is shown, and a step that leaves it out anyway (a model that ignored `required`) needs
+ * nothing, as an empty list says. Never "every step before it": that was the old reading.
+ */
+export const planInputSchema = z.preprocess((value) => {
+  if (!value || typeof value !== 'object' || !Array.isArray((value as { steps?: unknown }).steps)) return value;
+  const plan = value as { steps: unknown[] };
+  return { ...plan, steps: plan.steps.map((step) => (step && typeof step === 'object' && (step as { dependsOn?: unknown }).dependsOn == null ? { ...step, dependsOn: [] } : step)) };
+}, planSchema);
 
 /** An item an agent says it created, changed or deleted. */
 export const changedItemSchema = z.object({

@@ -2,6 +2,7 @@ import type { TokenUsage, WebSource } from '../model/model-client.js';
 import type { ErrorBlame } from '../shared/errors.js';
 import type { ToolCallRecord } from '../agents/tool-loop.js';
 import type { AgentOutput } from './plan-schema.js';
+import { transitiveDependencies } from './plan-graph.js';
 
 /** Where a step is (seed 000 "Plan Step States"), plus `skipped` for steps never reached. */
 export type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
@@ -49,6 +50,16 @@ export interface ExecutionPlan {
   version: number;
   errors: Array<{ stepId: string; error: string }>;
   createdAt: Date;
+}
+
+/**
+ * The outputs a step is given (FR-5, CTX-5): those of the completed steps it depends on,
+ * directly or through other steps, in plan order. Never a step it does not depend on, so
+ * what a step sees does not hang on which of its independent neighbours finished first.
+ */
+export function outputsFor(plan: ExecutionPlan, step: PlanStep): Array<{ stepId: string; agent: string; output: AgentOutput }> {
+  const needed = transitiveDependencies(plan.steps, step);
+  return completedOutputs(plan).filter((previous) => needed.has(previous.stepId));
 }
 
 /** Completed steps' outputs by step id (FR-5, CTX-5). */

@@ -24,9 +24,13 @@ export interface PlanStore {
 
 const stepRunId = (planId: string, step: PlanStep) => `${planId}:${step.id}:${step.retryCount}`;
 
-/** The plan's steps as stored JSON: ids, agents, tasks and statuses. */
+/**
+ * The plan's steps as stored JSON: ids, agents, tasks, statuses and what each depended on
+ * (explicit: [] needed nothing). Rows stored before dependencies were explicit have no
+ * `dependsOn`: their steps ran one at a time, in order.
+ */
 function stepsJson(plan: ExecutionPlan): Prisma.InputJsonValue {
-  return plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, status: step.status, retryCount: step.retryCount, version: step.version }));
+  return plan.steps.map((step) => ({ id: step.id, agent: step.agent, task: step.task, dependsOn: step.dependsOn, status: step.status, retryCount: step.retryCount, version: step.version }));
 }
 
 /** Writes PlanRun / StepRun rows as the plan runs. */

@@ -6,7 +6,8 @@ import type { ContentBlock, ModelClient, ModelMessage, WebSource } from '../mode
 import type { Clock } from '../shared/clock.js';
 import { roleRequest, type RoleModel } from '../model/model-roles.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
-import { planSchema, type Plan } from './plan-schema.js';
+import { dependencyProblems } from './plan-graph.js';
+import { planInputSchema, planSchema, type Plan } from './plan-schema.js';
 import { conversationMessages } from './prompts/conversation-messages.js';
 import { orchestratorSystemPrompt } from './prompts/orchestrator-system-prompt.js';
 import { agentDescriptionsSection, planningInstructions } from './prompts/planner-prompt.js';
@@ -56,8 +57,9 @@ export type PlanningOutcome =
  * The planner: one model call (more only when it resolves dates first) with the composed
  * system prompt, the conversation window, the utility tools and `create_plan`. Text with
  * no tool call is the direct reply. A plan is validated on the way back (shape, known
- * agents, step limit, ids); an invalid one is returned to the model once with the
- * error, and if it is still invalid the round fails.
+ * agents, step limit, ids, dependencies that name known steps and form no cycle); an
+ * invalid one is returned to the model once with the error, and if it is still invalid
+ * the round fails.
  */
 export async function planRound(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest): Promise<PlanningOutcome> {
   const createPlan = createPlanTool(deps.registry, request.stepsAllowed, request.knownStepIds ?? [], (context.message.media ?? []).map((attachment) => attachment.id));
@@ -108,7 +110,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
 /** `create_plan`: its input is the plan; validation errors go back to the model. */
 function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStepIds: string[], attachmentIds: string[]) {
   const agentNames = registry.list().map((agent) => agent.name);
-  const schema = planSchema.superRefine((plan, issues) => {
+  const schema = planInputSchema.superRefine((plan, issues) => {
     if (plan.steps.length > stepsAllowed) {
       issues.addIssue({ code: 'custom', path: ['steps'], message: `at most ${stepsAllowed} step(s) are allowed; this plan has ${plan.steps.length}` });
     }
@@ -124,13 +126,12 @@ function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStep
           issues.addIssue({ code: 'custom', path: ['steps', index, 'attachments'], message: `"${attachment}" is not an attachment of this message; ${known}` });
         }
       }
-      for (const dependency of step.dependsOn ?? []) {
-        if (!seen.has(dependency)) {
-          issues.addIssue({ code: 'custom', path: ['steps', index, 'dependsOn'], message: `"${dependency}" is not an earlier step` });
-        }
-      }
       seen.add(step.id);
     });
+    // Unknown ids and cycles go back to the planner with the reason, to fix in its next round.
+    for (const problem of dependencyProblems(plan.steps, knownStepIds)) {
+      issues.addIssue({ code: 'custom', path: ['steps', problem.index, 'dependsOn'], message: problem.message });
+    }
   });
   return defineTool({
     name: 'create_plan',

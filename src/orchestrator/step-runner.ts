@@ -7,6 +7,7 @@ import { roleRequest, type ModelRoles } from '../model/model-roles.js';
 import { blameOf, describeError, TimeoutError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { languageCode } from '../texts/text-language.js';
+import type { KeyedToolCalls } from '../tools/keyed-calls.js';
 import { defineTool, type ToolContext, type ToolDefinition } from '../tools/tool.js';
 import { agentOutputSchema, type AgentOutput } from './plan-schema.js';
 import type { StepResult } from './plan-state.js';
@@ -28,6 +29,8 @@ export interface StepRunnerDependencies {
   web?: WebAccess;
   /** Where tools report what other paid services (embeddings) cost the turn. */
   recordCost?: ToolContext['recordCost'];
+  /** The turn's keyed mutating calls (src/tool-calls), per step; absent: calls just run. */
+  keyedCalls?: { forStep(stepId: string): KeyedToolCalls };
 }
 
 /**
@@ -72,6 +75,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
       maxIterations: deps.maxIterations,
       signal: attempt.signal,
       progress,
+      ...(deps.keyedCalls ? { keyedCalls: deps.keyedCalls.forStep(attempt.step.id) } : {}),
     });
     const base = { usage: loop.usage, modelCalls: loop.modelCalls, ...(loop.sources.length > 0 ? { sources: loop.sources } : {}) };
     if (loop.stop === 'stalled') {
@@ -86,7 +90,7 @@ export async function runStep(attempt: StepAttempt, deps: StepRunnerDependencies
     // An agent that ends in plain text has finished: what it changed is the ledger's to say.
     // Only an empty answer after doing nothing at all is no result.
     if (loop.stop === 'text' && (loop.text || loop.toolCalls.some((call) => !call.isError))) {
-      return finished({ ...base, output: reportFromLedger(loop.text, loop.toolCalls, attempt.writeReply), success: true });
+      return finished({ ...base, output: reportFromLedger(loop.text, loop.toolCalls, attempt.reply !== undefined), success: true });
     }
     if (loop.stop !== 'finished') return finished({ ...base, success: false, errorKind: 'model', error: 'the agent ended without a report' });
 

@@ -43,6 +43,12 @@ export const clarificationPayloadSchema = z.object({
   language: z.string().optional(),
   version: z.number().int(),
   steps: z.array(keptStepSchema),
+  /**
+   * How the steps' `dependsOn` reads: "explicit" (an empty list needs nothing). Absent: a plan
+   * kept before dependencies were explicit, whose empty list meant every step before it
+   * (src/orchestrator/plan-questions.ts reads it so).
+   */
+  dependencies: z.literal('explicit').optional(),
   /** What the user first asked (the answer alone may not say it). */
   request: z.string(),
 });

@@ -114,7 +114,7 @@ describe('memory-agent', () => {
       user: { id: userId, name: 'Ada', timezone: 'America/New_York', language: 'en', isNew: false },
       replyLanguage: 'English',
       previousOutputs: [],
-      writeReply: true,
+      reply: 'whole' as const,
       signal: new AbortController().signal,
     });
     const deps = (model: ScriptedModel) => ({ model, models: { planner: { name: 'planner', fallbacks: [] }, agent: { name: 'agent', fallbacks: [] } }, clock, logger, maxIterations: 6 });

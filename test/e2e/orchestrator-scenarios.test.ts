@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { composerRequest, plannerRequest, RoutedScript, stepRequest } from '../helpers/model-script.js';
 
 /**
  * Seed 001's "Manual Testing Scenarios" whose agents exist today, end to end: a signed
@@ -365,14 +366,20 @@ describe('seed 001 "very long request": the plan time limit', () => {
 
   it('a hanging step is cut off; the reply says time ran out and what was done (4 calls)', async () => {
     const composed = "I saved that you're allergic to cats, but I ran out of time before writing the poem. Want me to try a shorter one?";
-    harness.anthropic.enqueue(twoSteps, savesTheAllergy, { hang: true }, (request) => {
+    // The two steps run at once: each is answered by its task, whichever asks first.
+    harness.anthropic.setFallback(new RoutedScript([
+      ['planner', plannerRequest, [twoSteps]],
+      ['memory step', stepRequest('allergic to cats'), [savesTheAllergy]],
+      ['poem step', stepRequest('very long poem'), [{ hang: true }]],
+      ['composer', composerRequest, [(request) => {
       const text = request.allText();
       expect(request.toolNames()).toEqual([]);
       expect(text).toMatch(/<outcome status="completed">[^]*Result: Saved that the user is allergic to cats/);
       expect(text).toMatch(/<outcome status="failed">Write a very long poem about cats\.\n\s+Failed: TimeoutError: the plan took longer than 1500 ms/);
       expect(text).toContain('<note>Time ran out before everything was done.</note>');
       return { text: composed };
-    });
+    }]],
+    ]).answer);
     await harness.inbound({ from: phone, body: 'Remember I am allergic to cats, and write me a very long poem about them' });
     const [reply] = await harness.replies(1);
     // The composer was told the step failed on the plan's limit (not the model's own timeout).
@@ -390,7 +397,12 @@ describe('seed 001 "very long request": the plan time limit', () => {
   });
 
   it('when composing fails too (its fallback model as well), the user still gets the "took too long" apology (5 calls)', async () => {
-    harness.anthropic.enqueue(twoSteps, savesTheAllergy, { hang: true }, { error: { status: 500 } }, { error: { status: 500 } });
+    harness.anthropic.setFallback(new RoutedScript([
+      ['planner', plannerRequest, [twoSteps]],
+      ['memory step', stepRequest('allergic to cats'), [savesTheAllergy]],
+      ['poem step', stepRequest('very long poem'), [{ hang: true }]],
+      ['composer', composerRequest, [{ error: { status: 500 } }, { error: { status: 500 } }]],
+    ]).answer);
     await harness.inbound({ from: phone, body: 'Remember I am allergic to cats, and write me a very long poem about them' });
     const [reply] = await harness.replies(1);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CountingModel } from '../../src/model/counting-model.js';
-import type { ModelRequest } from '../../src/model/model-client.js';
+import type { ModelClient, ModelRequest } from '../../src/model/model-client.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { TurnBudget, TurnBudgetExceeded } from '../../src/model/turn-budget.js';
 
@@ -44,5 +44,26 @@ describe('CountingModel', () => {
       { model: 'claude-sonnet-5-5', calls: 1, usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 1000, cacheWriteTokens: 0 }, costUsd: expect.closeTo((100 * 2 + 100 * 10 + 1000 * 0.1) / 1e6, 12) },
     ]);
     expect(meter.costUsd).toBeCloseTo((3000 * 0.1 + 20 * 0.5 + 100 * 2 + 100 * 10 + 1000 * 0.1) / 1e6, 12);
+  });
+
+  it('counts the time calls made at once (parallel steps) were waited for once, not once per call', async () => {
+    let now = 0;
+    const releases: Array<() => void> = [];
+    // Each call answers when the test says so.
+    const held: ModelClient = {
+      generate: (req) => new Promise((resolve) => releases.push(() => resolve({ model: req.model, stopReason: 'end_turn', content: [], usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } }))),
+    };
+    const meter = new CountingModel(held, () => now);
+    const first = meter.generate(request());
+    now = 100;
+    const second = meter.generate(request());
+    now = 1_000;
+    releases[0]!();
+    await first;
+    now = 2_000;
+    releases[1]!();
+    await second;
+    // 0 → 2000 with at least one call in flight; summed per call it would be 2000 + 1900.
+    expect(meter.waitingMs).toBe(2_000);
   });
 });

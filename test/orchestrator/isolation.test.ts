@@ -119,7 +119,7 @@ describe('sub-agent isolation', () => {
   it('truncates long earlier outputs to the agent’s prompt budget, with a marker (CTX-6)', async () => {
     const huge = Array.from({ length: 3 }, (_, index) => `${index}`.repeat(8_000));
     const model = new ScriptedModel([
-      createPlan([step('step_1', 'lookup-agent', 'Look up everything'), step('step_2', 'notes-agent', 'Note a summary of step_1')]),
+      createPlan([step('step_1', 'lookup-agent', 'Look up everything'), step('step_2', 'notes-agent', 'Note a summary of step_1', ['step_1'])]),
       complete({ summary: 'Found a lot', data: { results: huge } }),
       complete({ summary: 'Noted nothing' }),
       say('Done.'),

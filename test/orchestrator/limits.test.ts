@@ -77,7 +77,7 @@ describe('shutdown', () => {
   it('aborts the step in flight when the caller’s signal fires, without retrying it', async () => {
     const shutdown = new AbortController();
     const model = new ScriptedModel([
-      createPlan([step('s1', 'lookup-agent', 'Look up the weather'), step('s2', 'notes-agent', 'Note it')]),
+      createPlan([step('s1', 'lookup-agent', 'Look up the weather'), step('s2', 'notes-agent', 'Note it', ['s1'])]),
       () => {
         shutdown.abort(new Error('shutting down'));
         return { delayMs: 30_000, then: complete({ summary: 'never' }) };
@@ -340,7 +340,8 @@ describe('the per-turn model budget (TURN_MAX_MODEL_CALLS, TURN_MAX_INPUT_TOKENS
       ...endlessLookups(8),
       say('I added milk, but looking up every train was too much for one message.'),
     ]);
-    const deps = makeDeps({ model, limits: { turnMaxModelCalls: 12, stepMaxRetries: 2, maxReplans: 3 } });
+    // One step at a time (PLAN_PARALLEL_STEPS=1), so the scripted calls come in this order.
+    const deps = makeDeps({ model, limits: { turnMaxModelCalls: 12, stepMaxRetries: 2, maxReplans: 3, parallelSteps: 1 } });
 
     const result = await orchestrate(makeContext({ text: 'add milk and look up every train this year' }), deps);
 

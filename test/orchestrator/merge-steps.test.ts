@@ -1,6 +1,6 @@
 /** mergeSteps (seed 000): a revision's steps join the plan with fresh ids; completed work is never redone. */
 import { describe, expect, it } from 'vitest';
-import { mergeSteps } from '../../src/orchestrator/executor.js';
+import { mergeSteps } from '../../src/orchestrator/replan.js';
 import type { ExecutionPlan, PlanStep } from '../../src/orchestrator/plan-state.js';
 
 function planWith(steps: Array<Partial<PlanStep> & Pick<PlanStep, 'id' | 'status'>>, version = 2): ExecutionPlan {

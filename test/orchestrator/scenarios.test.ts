@@ -209,7 +209,7 @@ describe('Scenario: a step returns empty results (FR-2)', () => {
       createPlan([step('step_1', 'lookup-agent', 'Find notes about the Lisbon trip'), step('step_2', 'notes-agent', 'Summarise the Lisbon notes from step_1 into a new note', ['step_1'])]),
       callTool('lookup', { query: 'lisbon trip' }),
       complete({ summary: 'No notes about the Lisbon trip', isEmpty: true, data: { results: [] } }),
-      createPlan([step('step_2', 'notes-agent', 'Add a note "Start a Lisbon trip list" since none exists')]),
+      createPlan([step('step_2', 'notes-agent', 'Add a note "Start a Lisbon trip list" since none exists', ['step_1'])]),
       callTool('add_note', { text: 'Start a Lisbon trip list' }),
       complete({ summary: 'Added a starter note', created: [{ description: 'Start a Lisbon trip list' }] }),
       say('I found no Lisbon notes, so I started a list for the trip.'),
@@ -240,7 +240,7 @@ describe('Scenario: a step returns empty results (FR-2)', () => {
       'step_finished step_2_v2#0 completed',
       'plan_finished completed',
     ]);
-    // The revised step still sees step_1's (empty) output.
+    // The revised step depends on the kept step_1, and sees its (empty) output.
     expect(lastMessageText(callsFor(model, 'notes-agent')[0]!)).toContain('No notes about the Lisbon trip');
     expect(requestText(callsFor(model, 'notes-agent')[0]!)).toContain('since none exists');
   });

@@ -39,9 +39,13 @@ export function agentTaskMessage(attempt: StepAttempt, budgetTokens: number): st
   if (attempt.previousAttempt) {
     parts.push(`<previous_attempt>\nAn earlier attempt at this task failed. Start afresh and avoid the same problem.\n${attempt.previousAttempt}\n</previous_attempt>`);
   }
-  if (attempt.writeReply) {
+  if (attempt.reply === 'whole') {
     parts.push(
       `<reply>\nYour result is the whole answer to the user. In complete_step, also write "reply": a short, friendly text message to the user in ${attempt.replyLanguage}, saying what you did (or could not do). No internal details.\n</reply>`,
+    );
+  } else if (attempt.reply === 'part') {
+    parts.push(
+      `<reply>\nYour result is one part of the answer to the user; other tasks of the same request give theirs, and the parts are sent together. In complete_step, also write "reply": one or two short sentences to the user in ${attempt.replyLanguage} about your task only, saying what you did (or could not do). No greeting, no sign-off, no internal details.\n</reply>`,
     );
   }
   const fixed = parts.join('\n\n');

@@ -26,8 +26,11 @@ This is the common case. Your text is sent to the user as it is.
 Also answer directly with one short question when the request is missing something only the user
 can tell (whose birthday? which day?) and neither <user_memory> nor the conversation says it.
 
-Otherwise call create_plan. Each step goes to one agent from <available_agents>; steps run one at
-a time, in order, and each later step sees the results of the earlier ones.
+Otherwise call create_plan. Each step goes to one agent from <available_agents>. Every step says in
+"dependsOn" which steps' results it needs: [] when it needs none. Steps that need none run at once,
+side by side; a step with dependsOn runs once those steps have finished, and sees only their results.
+A step whose dependency failed does not run; the others still do. List steps in the order their
+results should be told to the user.
 
 Rules:
 1. Resolve relative dates and times first (resolve_date, resolve_time_range, get_current_time) and
@@ -39,7 +42,9 @@ Rules:
    put in the task everything they need (exact wording, names, resolved dates, relevant preferences
    from <user_memory>, the id of a fact to change).
 4. Use general-agent only when no specialist fits and the answer needs real work.
-5. At most ${maxSteps} steps.
+5. At most ${maxSteps} steps. "dependsOn" names only steps of this plan (or finished ones it is told
+   about), never a step that needs this one: ["step_1"] only when the step uses step_1's result
+   (the event found, the list read). Independent things (the calendar and the mail) are [].
 6. "goal" says what the plan achieves; "responseHint" says how to tell the user the result.
 7. An answer too long or visual for a text message (a week's agenda, all of the user's lists, a
    comparison, more than about 8 items) becomes a page: the steps that gather the data first, then
@@ -90,27 +95,32 @@ plan or answer that instead.
 </resuming>`;
 }
 
-/** The replanning request: what happened so far and what is needed now (seed 000 "Replan Process"). */
+/**
+ * The replanning request (seed 000 "Replan Process"): what happened so far, and the one part to
+ * revise. Steps that did not depend on the failure ran and are kept; only the failed steps and
+ * the steps that needed them ("not run") are the replanner's to replace.
+ */
 export function replanningRequest(state: {
   reason: string;
   goal: string;
   completed: Array<{ stepId: string; agent: string; task: string; summary: string }>;
   failed: Array<{ stepId: string; agent: string; task: string; error: string }>;
-  remaining: Array<{ stepId: string; agent: string; task: string }>;
+  notRun: Array<{ stepId: string; agent: string; task: string }>;
   stepsLeft: number;
 }): string {
   const completed = state.completed.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="completed">${escapeXml(step.task)}\n    Result: ${escapeXml(step.summary)}</step>`);
   const failed = state.failed.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="failed">${escapeXml(step.task)}\n    Error: ${escapeXml(step.error)}</step>`);
-  const remaining = state.remaining.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="not run">${escapeXml(step.task)}</step>`);
+  const notRun = state.notRun.map((step) => `  <step id="${step.stepId}" agent="${step.agent}" status="not run">${escapeXml(step.task)}</step>`);
   return `<replanning>
 The plan for this message needs revising. Reason: ${escapeXml(state.reason)}
 Goal: ${escapeXml(state.goal)}
 <plan_state>
-${[...completed, ...failed, ...remaining].join('\n') || '  (no steps)'}
+${[...completed, ...failed, ...notRun].join('\n') || '  (no steps)'}
 </plan_state>
-Completed steps are kept and must not be repeated. Call create_plan with only the NEW steps still needed
-to reach the goal with the information now available (at most ${state.stepsLeft}), handling the failure
-or the empty result differently. If nothing more can usefully be done, answer in plain text instead:
-that text goes to the user, so say plainly what worked and what did not.
+Completed steps are kept and must not be repeated: their results stand and are reported to the user.
+Revise only the rest: call create_plan with only the NEW steps that replace the failed steps and the
+steps not run (at most ${state.stepsLeft}), handling the failure or the empty result differently. A new
+step may list completed steps in dependsOn to use their results. If nothing more can usefully be done,
+answer in plain text instead: that text goes to the user, so say plainly what worked and what did not.
 </replanning>`;
 }

@@ -3,6 +3,7 @@ import type { ModelClient } from '../../../src/model/model-client.js';
 import type { ModelRoles } from '../../../src/model/model-roles.js';
 import type { OrchestratorDependencies, OrchestratorLimits } from '../../../src/orchestrator/orchestrate.js';
 import { InMemoryPlanStore } from '../../../src/orchestrator/plan-store.js';
+import { InMemoryToolCallKeys } from '../../../src/tool-calls/tool-call-keys.js';
 import { ManualClock, type Clock } from '../../../src/shared/clock.js';
 import { SequentialIds } from '../../../src/shared/ids.js';
 import { capturingLogger, type CapturedLogs } from '../../helpers/herald-harness.js';
@@ -42,6 +43,7 @@ export interface TestDepsOptions {
 /** OrchestratorDependencies over fakes, with handles on the fakes for assertions. */
 export interface TestDeps extends OrchestratorDependencies {
   store: InMemoryPlanStore;
+  toolCallKeys: InMemoryToolCallKeys;
   logs: CapturedLogs;
   world: TestWorld;
 }
@@ -55,6 +57,7 @@ export function makeDeps(options: TestDepsOptions): TestDeps {
     models: testModels,
     registry,
     store: new InMemoryPlanStore(),
+    toolCallKeys: new InMemoryToolCallKeys(),
     clock: options.clock ?? new ManualClock(WEDNESDAY_MORNING),
     ids: new SequentialIds(),
     logger,

@@ -1,5 +1,5 @@
 import type { ContentBlock, ModelRequest, ToolResultBlock } from '../../../src/model/model-client.js';
-import type { ScriptedModel, ScriptedTurn } from '../../../src/model/scripted-model.js';
+import { ScriptedModel as ScriptedModelClass, type ScriptedModel, type ScriptedTurn } from '../../../src/model/scripted-model.js';
 import type { InMemoryPlanStore } from '../../../src/orchestrator/plan-store.js';
 import { ModelError } from '../../../src/shared/errors.js';
 
@@ -83,4 +83,79 @@ export function storeTrail(store: InMemoryPlanStore): string[] {
   return store.events.map((event) =>
     [event.kind, event.stepId !== undefined ? `${event.stepId}${event.attempt !== undefined ? `#${event.attempt}` : ''}` : undefined, event.status].filter(Boolean).join(' '),
   );
+}
+
+/** Which requests a route answers: a purpose ("notes-agent", "composer"…), or any test of the request. */
+export type RouteMatch = string | ((request: ModelRequest) => boolean);
+
+/** The text of a request's first message: for a sub-agent, its task (the same on every call of its loop). */
+export function taskText(request: ModelRequest): string {
+  const first = request.messages[0];
+  return first ? contentText(first.content) : '';
+}
+
+/** A sub-agent's calls for the step whose task contains `words`. */
+export const forTask =
+  (agent: string, words: string): RouteMatch =>
+  (request) =>
+    request.purpose === agent && taskText(request).includes(words);
+
+/**
+ * Scripted turns by who asks, for steps that run at once (which of them calls the model first
+ * is not fixed): each route answers the requests it matches from its own queue, in order (the
+ * first matching route takes a request). `model()` is a ScriptedModel answering from the
+ * routes; a request no route matches, or one whose route ran dry, is a test bug and fails the
+ * call with a message naming it. `unused()` names what was left over.
+ */
+export class RoutedTurns {
+  private readonly routes: Array<{ match: RouteMatch; turns: ScriptedTurn[] }>;
+
+  constructor(routes: Array<[match: RouteMatch, turns: ScriptedTurn[]]>) {
+    this.routes = routes.map(([match, turns]) => ({ match, turns: [...turns] }));
+  }
+
+  /** A ScriptedModel that answers every call from the routes (at most as many calls as there are turns). */
+  model(): ScriptedModel {
+    const total = this.routes.reduce((sum, route) => sum + route.turns.length, 0);
+    return new ScriptedModelClass(Array.from({ length: total }, () => (request: ModelRequest) => this.next(request)));
+  }
+
+  /** Routes with turns left over, by what they match. */
+  unused(): string[] {
+    return this.routes.filter((route) => route.turns.length > 0).map((route) => `${typeof route.match === 'string' ? route.match : 'a matcher'} ×${route.turns.length}`);
+  }
+
+  private next(request: ModelRequest): ScriptedTurn {
+    const route = this.routes.find((candidate) => (typeof candidate.match === 'string' ? request.purpose === candidate.match : candidate.match(request)));
+    const turn = route?.turns.shift();
+    if (turn !== undefined) return turn;
+    return { error: new ModelError(`RoutedTurns: no turn for a ${request.purpose ?? 'unlabelled'} call (${route ? 'its route ran dry' : 'no route matches it'})`, 'behaviour') };
+  }
+}
+
+/**
+ * Steps that must be running at once: each party's answer waits until every party has called
+ * the model. Run one at a time they never answer (the first step waits until it times out,
+ * and the test fails), so a test that passes proves they overlapped.
+ */
+export class Rendezvous {
+  private readonly arrived = new Set<string>();
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly parties: string[]) {}
+
+  /** `party`'s scripted turn, answered once all parties have arrived. */
+  turn(party: string, turn: ScriptedTurn): ScriptedTurn {
+    return async (request: ModelRequest) => {
+      this.arrived.add(party);
+      if (this.parties.every((name) => this.arrived.has(name))) for (const release of this.waiting.splice(0)) release();
+      else {
+        await new Promise<void>((resolve, reject) => {
+          this.waiting.push(resolve);
+          request.signal?.addEventListener('abort', () => reject(request.signal?.reason), { once: true });
+        });
+      }
+      return turn;
+    };
+  }
 }
