@@ -237,7 +237,7 @@ describe('invite mode', () => {
 
   it('USERS lists who may use Herald, owners marked, most recently active first', async () => {
     // Numbers of this test's own: one active a week ago, one never, one revoked.
-    const [lastWeek, never, revoked] = ['+12125550981', '+12125550982', '+12125550983'];
+    const [lastWeek, never, revoked] = ['+12125550991', '+12125550992', '+12125550993'];
     const now = clock.now();
     for (const phone of [lastWeek, never, revoked]) {
       await prisma().accessGrant.create({ data: { phone, source: 'owner', grantedBy: OWNER, revokedAt: phone === revoked ? now : null } });

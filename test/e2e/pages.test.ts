@@ -269,7 +269,15 @@ describe('pages at /p/<token>', () => {
   });
 
   it('never logs a page token', async () => {
-    expect(tokens.length).toBeGreaterThan(5);
+    // This test's own traffic: a page viewed, its form posted, another viewed twice (earlier tests add theirs).
+    const { token, link } = await shoppingPage();
+    const html = (await get(`/p/${token}`)).body;
+    const { csrf, revision, toggles } = controls(html);
+    await post(`/p/${token}`, { _csrf: csrf, _revision: revision, _toggle: toggles.milk ?? '' });
+    const other = await makePage({ title: 'Notes', sections: [{ kind: 'text', markdown: 'hello' }] });
+    await get(`/p/${other.token}`);
+    await get(link.slice(link.indexOf('/p/')));
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
     const logs = harness.logs.text();
     for (const token of tokens) expect(logs).not.toContain(token);
     expect(logs).toContain('/p/[token]');

@@ -37,14 +37,7 @@ describe('traces of a turn', () => {
     receiver = await OtlpReceiver.start();
     tracing = otel(receiver);
     harness = await HeraldHarness.start({ tracing });
-  });
-  afterAll(async () => {
-    await harness.close();
-    await tracing.shutdown();
-    await receiver.close();
-  });
-
-  it('is one trace from the webhook to the Twilio send, with context, plan, step, model and tool spans', async () => {
+    // One turn, traced, that both tests read: neither leans on the other having run first.
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'create_plan', input: { analysis: 'A fact', goal: 'Save a fact', steps: [{ id: 'step_1', agent: 'memory-agent', task: 'Save: the wombat is Thaddeus Brimble' }] } }] },
       {
@@ -56,7 +49,14 @@ describe('traces of a turn', () => {
     );
     expect(await harness.exchange(phone, 'remember my wombat is called Thaddeus Brimble')).toBe('Noted: Thaddeus Brimble the wombat.');
     await receiver.until(() => byName(receiver.spans, 'twilio.send').length > 0 && byName(receiver.spans, 'herald.turn').length > 0);
+  });
+  afterAll(async () => {
+    await harness.close();
+    await tracing.shutdown();
+    await receiver.close();
+  });
 
+  it('is one trace from the webhook to the Twilio send, with context, plan, step, model and tool spans', async () => {
     const [webhook] = byName(receiver.spans, 'herald.webhook');
     expect(webhook).toMatchObject({ parentSpanId: undefined, kind: 2, serviceName: 'herald-test', attributes: { 'herald.channel': 'sms', 'herald.webhook.outcome': 'accepted' } });
     const spans = receiver.trace(webhook!.traceId);
