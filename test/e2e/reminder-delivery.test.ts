@@ -311,6 +311,24 @@ describe('reminder delivery at fake times', () => {
     expect(bodies()).toEqual(['⏰ Reminder: Call mom']);
     expect(await prisma().reminderDelivery.count()).toBe(1);
   });
+
+  it('the occurrence\'s own job, run again after its sender died mid-send, finishes that send once and records nothing new', async () => {
+    const reminder = await create('Water the plants', '2026-03-02T17:00', { frequency: 'daily' });
+    const dueAt = reminder.nextDueAt!;
+    await fire(reminder.id, dueAt, '2026-03-02T22:00:01Z');
+    const part = await prisma().outboundMessage.findFirstOrThrow({ where: { kind: 'reminder' } });
+    await prisma().outboundMessage.update({
+      where: { id: part.id },
+      data: { status: 'dispatching', statusRank: 1, twilioSid: null, nextAttemptAt: new Date('2026-03-02T22:00:31Z') },
+    });
+    harness.twilio.reset();
+    // pg-boss hands the expired job to another worker: the full path, not the follow-up's glance.
+    expect(await fire(reminder.id, dueAt, '2026-03-02T22:05:00Z')).toEqual({ kind: 'handled', status: 'sent', duplicate: true });
+    expect(bodies()).toEqual(['⏰ Reminder: Water the plants']);
+    expect(await prisma().reminderDelivery.count({ where: { reminderId: reminder.id } })).toBe(1);
+    // One next occurrence, still: the re-run scheduled nothing.
+    expect((await reminderJobs(harness.database, reminder.id)).filter((job) => !job.data.recheck && new Date(job.data.dueAt) > dueAt)).toHaveLength(1);
+  });
 });
 
 describe('recovering overdue reminders nobody handled', () => {
