@@ -236,7 +236,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
   const contacts = createContactsModule({ config, prisma, clock });
   const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup, people: contacts.contacts });
   // Google Contacts (contacts.readonly), asked for only when the user connects their contacts.
   const googleContacts =
     calendar.google && config.connections.google

@@ -19,6 +19,13 @@ export interface EmailToolDependencies {
    * choosing Gmail or another mailbox, and a Gmail one goes straight to Google's consent.
    */
   connectPurpose?: ((connection?: ConnectionRecord) => string) | undefined;
+  /** The user's contacts, so send_email can take people by name ("email Dana"); absent, only addresses. */
+  people?: PeopleFinder | undefined;
+}
+
+/** Finds the user's contacts by a name, nickname or relationship (src/contacts ContactService.find). */
+export interface PeopleFinder {
+  find(userId: string, query: string): Promise<Array<{ name: string; relationship: string | null; emails: string[] }>>;
 }
 
 /** The connect link's purpose for a mailbox (the IMAP form; the Gmail choice is added beside it). */
@@ -48,7 +55,7 @@ function boundInstant(value: string, zone: string, side: 'since' | 'until'): { o
 }
 
 /** The email-agent's tools: search_emails, get_emails, send_email (names are part of the contract), and connect_email. */
-export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT_PURPOSE }: EmailToolDependencies): ToolDefinition[] {
+export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT_PURPOSE, people }: EmailToolDependencies): ToolDefinition[] {
   /** No usable mailbox: a connect link for the user, as a successful result so the reply is sure to carry it. */
   async function notConnected(lookup: Exclude<MailboxLookup, { kind: 'ready' }> | { kind: 'refused'; connection: ConnectionRecord }, context: ToolContext): Promise<ToolResult> {
     const connection = lookup.kind === 'none' ? undefined : lookup.connection;
@@ -87,6 +94,7 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
   const sendInput = z
     .object({
       to: z.array(address).max(20).optional().describe('Recipients (addresses the user gave). Leave out with replyTo: the reply goes to the sender.'),
+      toNames: z.array(z.string().trim().min(1).max(120)).max(10).optional().describe('People from the user\'s contacts, by the name the user used ("Dana", "mom"): Herald finds their address, and asks the user which one itself when several match'),
       cc: z.array(address).max(20).optional(),
       subject: z.string().trim().max(300).optional().describe('Leave out with replyTo ("Re: …" is used)'),
       body: z.string().trim().min(1).max(10_000).describe('The whole text of the email, in the user\'s voice, signed with their name when known'),
@@ -94,12 +102,48 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
       inReplyTo: z.string().max(1000).optional().describe('Set by Herald for replies; leave out'),
       references: z.array(z.string().max(1000)).max(100).optional().describe('Set by Herald for replies; leave out'),
     })
-    .refine((input) => (input.to?.length ?? 0) > 0 || input.replyTo, 'give "to" (an address) or "replyTo" (an email id)');
+    .refine((input) => (input.to?.length ?? 0) > 0 || (input.toNames?.length ?? 0) > 0 || input.replyTo, 'give "to" (an address), "toNames" (people in the contacts) or "replyTo" (an email id)');
   type SendInput = z.output<typeof sendInput>;
 
-  /** The exact mail a send would be: a reply's recipient, subject and thread come from the mail answered. */
-  async function draftOf(input: SendInput, context: ToolContext): Promise<{ ok: true; draft: SendInput & { to: string[]; subject: string }; names: Map<string, string> } | { ok: false; result: ToolResult }> {
+  /**
+   * The addresses of the people named (toNames), added to `to`. One person with an address:
+   * used. Several: the call fails with Herald's own numbered choice, each candidate this call
+   * with that person's address pinned, so the user's "2" drafts to exactly her (then asks YES)
+   * with no model. Nobody, or nobody with an email: the model is told to ask once, and to offer
+   * to save the answer as a contact.
+   */
+  async function resolveNames(input: SendInput, context: ToolContext): Promise<{ ok: true; input: SendInput; names: Map<string, string> } | { ok: false; result: ToolResult }> {
     const names = new Map<string, string>();
+    const wanted = input.toNames ?? [];
+    if (wanted.length === 0) return { ok: true, input, names };
+    if (!people) return { ok: false, result: toolError('Herald has no contacts to look names up in here: give the addresses in "to". Nothing was drafted.') };
+    const to = [...(input.to ?? [])];
+    for (const [index, name] of wanted.entries()) {
+      const found = (await people.find(context.userId, name)).filter((person) => person.emails.length > 0);
+      if (found.length === 0) {
+        return { ok: false, result: toolError(`No contact called "${name}" has an email address, so nothing was drafted. Do not guess one: ask the user once for ${name}'s address (complete with needsClarification), and offer to save it as a contact.`) };
+      }
+      if (found.length > 1) {
+        const rest = wanted.slice(index + 1);
+        const candidates = found.map((person) => ({
+          label: `${person.name}${person.relationship ? ` (${person.relationship})` : ''} ${person.emails[0]}`,
+          input: { ...input, to: [...to, person.emails[0]!.toLowerCase()], toNames: rest.length > 0 ? rest : undefined },
+        }));
+        return { ok: false, result: toolError(`Several contacts match "${name}"; nothing was drafted. Herald asks the user which one itself: complete with needsClarification and do not pick.`, { choice: { candidates } }) };
+      }
+      const [person] = found;
+      const chosen = person!.emails[0]!.toLowerCase();
+      if (!to.includes(chosen)) to.push(chosen);
+      names.set(chosen, person!.name);
+    }
+    return { ok: true, input: { ...input, to, toNames: undefined }, names };
+  }
+
+  /** The exact mail a send would be: a reply's recipient, subject and thread come from the mail answered. */
+  async function draftOf(given: SendInput, context: ToolContext): Promise<{ ok: true; draft: SendInput & { to: string[]; subject: string }; names: Map<string, string> } | { ok: false; result: ToolResult }> {
+    const resolved = await resolveNames(given, context);
+    if (!resolved.ok) return resolved;
+    const { input, names } = resolved;
     if (!input.replyTo) return { ok: true, draft: { ...input, to: input.to ?? [], subject: input.subject || '(no subject)', replyTo: undefined }, names };
     let found: { to: MailAddress[]; subject: string; inReplyTo?: string | undefined; references: string[] } | undefined;
     const result = await onMailbox(context, async ({ provider }) => {
@@ -116,7 +160,7 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
     if (!found) return { ok: false, result };
     for (const recipient of found.to) if (recipient.name) names.set(recipient.address.toLowerCase(), recipient.name);
     const to = input.to && input.to.length > 0 ? input.to : found.to.map((recipient) => recipient.address.toLowerCase());
-    return { ok: true, draft: { to, cc: input.cc, subject: input.subject || found.subject, body: input.body, replyTo: undefined, inReplyTo: found.inReplyTo, references: found.references }, names };
+    return { ok: true, draft: { to, cc: input.cc, subject: input.subject || found.subject, body: input.body, replyTo: undefined, toNames: undefined, inReplyTo: found.inReplyTo, references: found.references }, names };
   }
 
   return [
