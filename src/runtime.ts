@@ -270,6 +270,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     users,
     clock,
     logger,
+    // A vCard sent as an attachment: its contacts imported, up to CONTACTS_MAX_PER_USER.
+    cards: { import: (userId, text) => contacts.contacts.importVcards(userId, text, { source: 'vcard' }), maxPerUser: config.brain.maxContactsPerUser },
     dev: devMedia ? { store: devMedia, origin: () => listeningOrigin(server) } : undefined,
   });
   const orchestratorDeps: OrchestratorDependencies = {
