@@ -8,6 +8,8 @@ import { localToInstant } from '../../reminders/reminder-schedule.js';
 import { dateTimeInputSchema, resolveDateTimeInput } from '../../tools/date-time-input.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../tools/tool.js';
 import { draftPreview, messagesView, searchView } from './email-view.js';
+import { toolLanguage } from '../../tools/bulk-change.js';
+import { say } from '../../texts/texts.js';
 
 /** What the email tools need. */
 export interface EmailToolDependencies {
@@ -216,10 +218,11 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
         const { draft, names } = built;
         // Parentheses, not angle brackets: replies are plain text, and SMS formatting drops <…>.
         const recipients = draft.to.map((recipient) => (names.get(recipient) ? `${names.get(recipient)} (${recipient})` : recipient)).join(', ');
-        const cc = draft.cc && draft.cc.length > 0 ? `\nCc: ${draft.cc.join(', ')}` : '';
+        const cc = draft.cc && draft.cc.length > 0 ? say(toolLanguage(context), 'mailCc', { list: draft.cc.join(', ') }) : '';
+        const language = toolLanguage(context);
         return {
-          question: `Send this email to ${recipients}?${cc}\nSubject: ${draft.subject}\n"${draftPreview(draft.body)}"`,
-          done: `Sent your email to ${draft.to.join(', ')} ("${draft.subject}").`,
+          question: say(language, 'mailSendAsk', { recipients, cc, subject: draft.subject, preview: draftPreview(draft.body) }),
+          done: say(language, 'mailSent', { recipients: draft.to.join(', '), subject: draft.subject }),
           input: draft,
         };
       },
@@ -251,15 +254,13 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
         if (!listed || listed.length === 0) return undefined;
         // YES files exactly the messages shown, never what a later search would find.
         const ids = listed.map((message) => message.id);
+        const language = toolLanguage(context);
         const lines = listed.slice(0, FILING_LIST_LINES).map((message, index) => `${index + 1}) ${message.from.name || message.from.address}: ${message.subject || '(no subject)'}`);
-        if (listed.length > FILING_LIST_LINES) lines.push(`…and ${listed.length - FILING_LIST_LINES} more`);
-        const what = `${listed.length === 1 ? 'this email' : `these ${listed.length} emails`}`;
-        const verb = input.action === 'delete' ? 'Delete' : input.action === 'archive' ? 'Archive' : `Move to "${input.folder}"`;
-        return {
-          question: `${verb} ${what}?\n${lines.join('\n')}`,
-          done: `${input.action === 'delete' ? 'Deleted' : input.action === 'archive' ? 'Archived' : `Moved to "${input.folder}"`} ${listed.length === 1 ? '1 email' : `${listed.length} emails`}.`,
-          input: { ...input, ids },
-        };
+        if (listed.length > FILING_LIST_LINES) lines.push(say(language, 'mailListMore', { count: listed.length - FILING_LIST_LINES }));
+        const one = listed.length === 1;
+        const [ask, done] = input.action === 'delete' ? (one ? (['mailDeleteOne', 'mailDeletedOne'] as const) : (['mailDeleteMany', 'mailDeletedMany'] as const)) : input.action === 'archive' ? (one ? (['mailArchiveOne', 'mailArchivedOne'] as const) : (['mailArchiveMany', 'mailArchivedMany'] as const)) : one ? (['mailMoveOne', 'mailMovedOne'] as const) : (['mailMoveMany', 'mailMovedMany'] as const);
+        const values = { count: listed.length, folder: input.folder ?? '', lines: lines.join('\n') };
+        return { question: say(language, ask, values), done: say(language, done, values), input: { ...input, ids } };
       },
       run: async (input, context) => {
         if (!context.confirmed && (input.action === 'delete' || ((input.action === 'archive' || input.action === 'move') && input.ids.length > 1))) {
