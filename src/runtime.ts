@@ -237,7 +237,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const contacts = createContactsModule({ config, prisma, clock });
   // The CalDAV connect page offers the same server's contacts; the importer needs the calendar's connections, so it is made just after.
   let addressBooks: AddressBookImport | undefined;
-  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup, serverContacts: () => (addressBooks ? (userId) => addressBooks!.fromCalendarServer(userId) : undefined) });
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup, people: contacts.contacts, serverContacts: () => (addressBooks ? (userId) => addressBooks!.fromCalendarServer(userId) : undefined) });
   addressBooks = new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) });
   const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup, people: contacts.contacts });
   // Google Contacts (contacts.readonly), asked for only when the user connects their contacts.

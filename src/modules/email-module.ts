@@ -1,5 +1,6 @@
 import { emailAgent } from '../agents/email/email-agent.js';
-import { EMAIL_CONNECT_PURPOSE, type PeopleFinder } from '../agents/email/email-tools.js';
+import { EMAIL_CONNECT_PURPOSE } from '../agents/email/email-tools.js';
+import type { PeopleFinder } from '../agents/contacts/people-by-name.js';
 import type { Config } from '../config/config.js';
 import type { ConnectLinks } from '../connections/connect-links.js';
 import type { ConnectService } from '../connections/connect-service.js';

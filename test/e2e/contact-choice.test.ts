@@ -78,6 +78,26 @@ describe('people by name in email: two matches are Herald\'s numbered choice (a 
     expect(sent.map((mail) => mail.recipients)).toEqual([['dana@levi.example']]);
   });
 
+  it('"invite Dana to lunch Friday" with two Danas: the same numbered choice, "1" asks YES to inviting that Dana, with no model call', async () => {
+    await save('Dana Katz', 'dana@katz.example', 'sister');
+    await save('Dana Levi', 'dana@levi.example');
+    harness.anthropic.enqueue(
+      singleStepPlan('calendar-agent', 'Add lunch on 2026-11-27 at 13:00 and invite Dana'),
+      { toolCalls: [{ name: 'create_calendar_event', input: { title: 'Lunch', start: '2026-11-27T13:00', inviteeNames: ['Dana'] } }] },
+      (request) => {
+        expect(toolResults(request)[0]).toMatchObject({ isError: true, content: expect.stringContaining('Several contacts match "Dana"; nothing was saved.') });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Two Danas', needsClarification: true, question: 'Which Dana?' } }] };
+      },
+    );
+    expect(await send('invite Dana to lunch Friday at 1')).toBe('Which one?\n1) Dana Katz (sister) dana@katz.example\n2) Dana Levi dana@levi.example\nReply with its number, or NO to leave it.');
+    const calls = harness.anthropic.requests.length;
+    expect(await send('1')).toMatch(/^Add "Lunch" on .* and invite dana@katz\.example\? Reply YES or NO\.$/);
+    expect(await harness.database.prisma.calendarEvent.count({ where: { userId } })).toBe(0);
+    expect(await send('YES')).toMatch(/^Added "Lunch" \(.*\) and invited dana@katz\.example\.$/);
+    expect(harness.anthropic.requests).toHaveLength(calls);
+    expect(await harness.database.prisma.calendarEvent.count({ where: { userId } })).toBe(1);
+  });
+
   it('one Dana: the draft names her and goes to her address', async () => {
     await save('Dana Katz', 'dana@katz.example');
     harness.anthropic.enqueue(

@@ -8,6 +8,7 @@ import { localToInstant } from '../../reminders/reminder-schedule.js';
 import { dateTimeInputSchema, resolveDateTimeInput } from '../../tools/date-time-input.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../tools/tool.js';
 import { draftPreview, messagesView, searchView } from './email-view.js';
+import { resolveNames, type PeopleFinder } from '../contacts/people-by-name.js';
 import { toolLanguage } from '../../tools/bulk-change.js';
 import { say } from '../../texts/texts.js';
 
@@ -25,10 +26,6 @@ export interface EmailToolDependencies {
   people?: PeopleFinder | undefined;
 }
 
-/** Finds the user's contacts by a name, nickname or relationship (src/contacts ContactService.find). */
-export interface PeopleFinder {
-  find(userId: string, query: string): Promise<Array<{ name: string; relationship: string | null; emails: string[] }>>;
-}
 
 /** The connect link's purpose for a mailbox (the IMAP form; the Gmail choice is added beside it). */
 export const EMAIL_CONNECT_PURPOSE = 'imap-email';
@@ -108,42 +105,24 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
   type SendInput = z.output<typeof sendInput>;
 
   /**
-   * The addresses of the people named (toNames), added to `to`. One person with an address:
-   * used. Several: the call fails with Herald's own numbered choice, each candidate this call
-   * with that person's address pinned, so the user's "2" drafts to exactly her (then asks YES)
-   * with no model. Nobody, or nobody with an email: the model is told to ask once, and to offer
-   * to save the answer as a contact.
+   * The addresses of the people named (toNames), added to `to`. Several people for a name: the
+   * call fails with Herald's own numbered choice, each candidate this call with that person's
+   * address pinned, so the user's "2" drafts to exactly her (then asks YES) with no model.
    */
-  async function resolveNames(input: SendInput, context: ToolContext): Promise<{ ok: true; input: SendInput; names: Map<string, string> } | { ok: false; result: ToolResult }> {
-    const names = new Map<string, string>();
+  async function withNames(input: SendInput, context: ToolContext): Promise<{ ok: true; input: SendInput; names: Map<string, string> } | { ok: false; result: ToolResult }> {
     const wanted = input.toNames ?? [];
-    if (wanted.length === 0) return { ok: true, input, names };
+    if (wanted.length === 0) return { ok: true, input, names: new Map() };
     if (!people) return { ok: false, result: toolError('Herald has no contacts to look names up in here: give the addresses in "to". Nothing was drafted.') };
-    const to = [...(input.to ?? [])];
-    for (const [index, name] of wanted.entries()) {
-      const found = (await people.find(context.userId, name)).filter((person) => person.emails.length > 0);
-      if (found.length === 0) {
-        return { ok: false, result: toolError(`No contact called "${name}" has an email address, so nothing was drafted. Do not guess one: ask the user once for ${name}'s address (complete with needsClarification), and offer to save it as a contact.`) };
-      }
-      if (found.length > 1) {
-        const rest = wanted.slice(index + 1);
-        const candidates = found.map((person) => ({
-          label: `${person.name}${person.relationship ? ` (${person.relationship})` : ''} ${person.emails[0]}`,
-          input: { ...input, to: [...to, person.emails[0]!.toLowerCase()], toNames: rest.length > 0 ? rest : undefined },
-        }));
-        return { ok: false, result: toolError(`Several contacts match "${name}"; nothing was drafted. Herald asks the user which one itself: complete with needsClarification and do not pick.`, { choice: { candidates } }) };
-      }
-      const [person] = found;
-      const chosen = person!.emails[0]!.toLowerCase();
-      if (!to.includes(chosen)) to.push(chosen);
-      names.set(chosen, person!.name);
-    }
-    return { ok: true, input: { ...input, to, toNames: undefined }, names };
+    const resolved = await resolveNames(people, context.userId, wanted, input.to ?? [], 'nothing was drafted');
+    if (resolved.ok) return { ok: true, input: { ...input, to: resolved.addresses, toNames: undefined }, names: resolved.names };
+    if (resolved.kind === 'unknown') return { ok: false, result: toolError(resolved.error) };
+    const candidates = resolved.matches.map((match) => ({ label: match.label, input: { ...input, to: [...resolved.addresses, match.address], toNames: resolved.rest.length > 0 ? resolved.rest : undefined } }));
+    return { ok: false, result: toolError(resolved.error, { choice: { candidates } }) };
   }
 
   /** The exact mail a send would be: a reply's recipient, subject and thread come from the mail answered. */
   async function draftOf(given: SendInput, context: ToolContext): Promise<{ ok: true; draft: SendInput & { to: string[]; subject: string }; names: Map<string, string> } | { ok: false; result: ToolResult }> {
-    const resolved = await resolveNames(given, context);
+    const resolved = await withNames(given, context);
     if (!resolved.ok) return resolved;
     const { input, names } = resolved;
     if (!input.replyTo) return { ok: true, draft: { ...input, to: input.to ?? [], subject: input.subject || '(no subject)', replyTo: undefined }, names };
