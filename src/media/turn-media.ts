@@ -8,6 +8,7 @@ import { convertToWav } from './audio-converter.js';
 import { audioDurationSeconds } from './audio-duration.js';
 import { prepareImage } from './image-preparer.js';
 import { readPin, storedPinSchema, type PinReading } from './location.js';
+import { importContactCard, type ContactCards } from './contact-card.js';
 import { classifyMedia } from './media-kind.js';
 import { mediaReply } from '../texts/media-replies.js';
 import { inspectPdf, PDF_MAX_BYTES, PDF_MAX_PAGES } from './pdf-inspector.js';
@@ -17,13 +18,6 @@ import type { MediaFetchResult } from './twilio-media-fetcher.js';
 /** Downloads media (TwilioMediaFetcher). */
 export interface MediaSource {
   fetch(url: string, signal?: AbortSignal): Promise<MediaFetchResult>;
-}
-
-/** Imports a contact card's contacts for a user (src/contacts ContactService.importVcards, as a vCard). */
-export interface ContactCards {
-  import(userId: string, text: string): Promise<{ created: number; updated: number; skipped: number; problems: string[] }>;
-  /** The most contacts a user may have (CONTACTS_MAX_PER_USER), for the reply when some were left out. */
-  maxPerUser: number;
 }
 
 /** Deletes media once read (TwilioMediaDeleter, when TWILIO_DELETE_MEDIA). */
@@ -197,8 +191,17 @@ export class TurnMedia {
         case 'audio':
         case 'audio-convert':
           return { ...base, ...(await this.voice(row, index, fetched.bytes, kind, state, note, signal)) };
-        case 'vcard':
-          return { ...base, ...(await this.contactCard(turn.user.id, row, index, fetched.bytes, state, note, { stored: language, typed, what: what(row, index) })) };
+        case 'vcard': {
+          if (!this.deps.cards) {
+            note(row, index, 'unsupported', { type: 'vCard' }, 'contact cards are not read on this deployment');
+            return { ...base, status: 'refused', problem: 'unsupported' };
+          }
+          const card = await importContactCard(this.deps.cards, turn.user.id, fetched.bytes, { stored: language, typed, what: what(row, index), attachment: index + 1 });
+          (state.userNotes[index] ??= []).push(...card.userLines);
+          (state.modelNotes[index] ??= []).push(card.modelNote);
+          this.deps.logger.info({ mediaId: row.id, ...card.log }, 'contact card imported');
+          return card.saved > 0 ? { ...base, status: 'ready' } : { ...base, status: 'refused', problem: 'no_contacts' };
+        }
         case 'photo-file':
           note(row, index, 'photoFile', { type: shortType(kind.mediaType) }, `it is a ${kind.mediaType} file, which Herald does not read`);
           return { ...base, status: 'refused', problem: 'photo_file' };
@@ -259,41 +262,6 @@ export class TurnMedia {
       readable: parts.length > 0 || attachments.length > 0 || pin !== undefined,
       release: () => this.release(downloaded),
     };
-  }
-
-  /**
-   * A contact card: its contacts imported (a card already imported is updated by its UID), up
-   * to the user's limit; the user is told how many were saved, how many the limit left out,
-   * and which lines could not be read. The model is told the same, without the cards.
-   */
-  private async contactCard(
-    userId: string,
-    row: Row,
-    index: number,
-    bytes: Buffer,
-    state: { userNotes: string[][]; modelNotes: string[][] },
-    note: (row: Row, index: number, reply: Parameters<typeof mediaReply>[0], values: Record<string, string | number>, forModel: string) => void,
-    language: { stored: string | null; typed: string; what: string },
-  ): Promise<RowOutcome> {
-    const cards = this.deps.cards;
-    if (!cards) {
-      note(row, index, 'unsupported', { type: 'vCard' }, 'contact cards are not read on this deployment');
-      return { status: 'refused', problem: 'unsupported' };
-    }
-    const report = await cards.import(userId, bytes.toString('utf8'));
-    const saved = report.created + report.updated;
-    const lines: string[] = [];
-    const what = language.what;
-    lines.push(saved > 0 ? mediaReply('cardSaved', language.stored, { what, count: saved }, language.typed) : mediaReply('cardNone', language.stored, { what }, language.typed));
-    if (report.skipped > 0) lines.push(mediaReply('cardOverLimit', language.stored, { count: report.skipped, max: cards.maxPerUser }, language.typed));
-    const unread = unreadLines(report.problems);
-    if (unread.count > 0) lines.push(mediaReply('cardUnreadLines', language.stored, { count: unread.count, lines: unread.lines }, language.typed));
-    (state.userNotes[index] ??= []).push(...lines);
-    (state.modelNotes[index] ??= []).push(
-      `Attachment ${index + 1} was a contact card (vCard): Herald saved ${saved} contact${saved === 1 ? '' : 's'} from it (${report.created} new, ${report.updated} updated)${report.skipped > 0 ? `, left out ${report.skipped} over the user's limit of ${cards.maxPerUser}` : ''}${unread.count > 0 ? `, and could not read ${unread.count} line${unread.count === 1 ? '' : 's'}` : ''}. Herald has told the user; do not repeat it.`,
-    );
-    this.deps.logger.info({ mediaId: row.id, created: report.created, updated: report.updated, skipped: report.skipped, problems: unread.count }, 'contact card imported');
-    return { status: saved > 0 ? 'ready' : 'refused', ...(saved > 0 ? {} : { problem: 'no_contacts' }) };
   }
 
   /** A voice note: checked, converted when needed, measured, transcribed. */
@@ -395,13 +363,6 @@ export class TurnMedia {
 }
 
 /** How the user is told about an attachment, by the type Twilio declared. */
-/** The line numbers of a vCard's unreadable lines ("4, 9, 12") and how many there were in all. */
-function unreadLines(problems: string[]): { count: number; lines: string } {
-  const numbers = problems.flatMap((problem) => /^line (\d+)/.exec(problem)?.[1] ?? []);
-  const more = Number(/^…and (\d+) more/.exec(problems.at(-1) ?? '')?.[1] ?? 0);
-  return { count: numbers.length + more, lines: `${numbers.join(', ')}${more > 0 ? ', …' : ''}` };
-}
-
 function kindOf(declaredType: string): 'photo' | 'pdf' | 'voice' | 'contactCard' | 'attachment' {
   const type = declaredType.toLowerCase();
   if (type.startsWith('image/')) return 'photo';

@@ -11,7 +11,8 @@ import { TIMEZONE_FROM_PIN_ACTION } from '../media/location.js';
 import { Transcriber } from '../media/transcriber.js';
 import { TwilioMediaDeleter } from '../media/twilio-media-deleter.js';
 import { TwilioMediaFetcher, type TwilioMediaSource } from '../media/twilio-media-fetcher.js';
-import { TurnMedia, type ContactCards, type MediaRemover, type MediaSource } from '../media/turn-media.js';
+import type { ContactCards } from '../media/contact-card.js';
+import { TurnMedia, type MediaRemover, type MediaSource } from '../media/turn-media.js';
 
 /** Twilio's REST API, where media URLs live. */
 const TWILIO_API = 'https://api.twilio.com';
