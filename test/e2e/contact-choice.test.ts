@@ -108,7 +108,7 @@ describe('people by name in email: two matches are Herald\'s numbered choice (a 
     expect(await send('email Dana that lunch is at 1')).toContain('Send this email to Dana Katz (dana@katz.example)?\nSubject: Lunch');
   });
 
-  it('a name with no contact: nothing drafted, the user is asked once for the address with the offer to save it', async () => {
+  it('a name with no contact: nothing drafted, asked once with the offer to save; the answer is saved and the draft then finds her', async () => {
     harness.anthropic.enqueue(
       singleStepPlan('email-agent', 'Email Noa that lunch is at 1'),
       { toolCalls: [{ name: 'send_email', input: { toNames: ['Noa'], subject: 'Lunch', body: 'Lunch is at 1.' } }] },
@@ -124,5 +124,19 @@ describe('people by name in email: two matches are Herald\'s numbered choice (a 
     const questions = await harness.database.prisma.pendingQuestion.findMany({ where: { userId, status: 'pending' } });
     expect(questions.map((question) => question.kind)).toEqual(['clarification']);
     expect(await harness.database.prisma.pendingQuestion.count({ where: { userId, kind: 'confirmation' } })).toBe(0);
+
+    // The answer resumes the plan: the address is saved as Noa (she said yes to the offer), and the draft now finds her by name.
+    harness.anthropic.enqueue(
+      { toolCalls: [{ name: 'create_plan', input: { analysis: 'The answer gives Noa\'s address and accepts saving it', goal: 'Save Noa, then email her', steps: [{ id: 'step_2', agent: 'contacts-agent', task: 'Save Noa with email noa@levi.example' }, { id: 'step_3', agent: 'email-agent', task: 'Email Noa that lunch is at 1', dependsOn: ['step_2'] }] } }] },
+      { toolCalls: [{ name: 'save_contact', input: { name: 'Noa', emails: ['noa@levi.example'] } }] },
+      { toolCalls: [{ name: 'complete_step', input: { summary: 'Saved Noa', reply: 'Saved Noa.', created: [{ description: 'Noa' }] } }] },
+      { toolCalls: [{ name: 'send_email', input: { toNames: ['Noa'], subject: 'Lunch', body: 'Lunch is at 1.' } }] },
+      { toolCalls: [{ name: 'complete_step', input: { summary: 'Drafted', reply: 'The draft is waiting for your YES.' } }] },
+    );
+    const drafted = await send('noa@levi.example, and yes save her');
+    expect(drafted).toContain('Send this email to Noa (noa@levi.example)?\nSubject: Lunch');
+    expect(await harness.database.prisma.contact.findMany({ where: { userId }, select: { name: true, emails: true } })).toEqual([{ name: 'Noa', emails: ['noa@levi.example'] }]);
+    expect(await send('YES')).toBe('Sent your email to noa@levi.example ("Lunch").');
+    expect(smtp.received.filter((mail) => mail.recipients.includes('noa@levi.example'))).toHaveLength(1);
   });
 });
