@@ -235,8 +235,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // The one rule for every server a user points Herald at (CalDAV, IMAP, SMTP): src/net.
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
   const contacts = createContactsModule({ config, prisma, clock });
-  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup });
-  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup });
+  // The CalDAV connect page offers the same server's contacts; the importer needs the calendar's connections, so it is made just after.
+  let addressBooks: AddressBookImport | undefined;
+  const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup, people: contacts.contacts, serverContacts: () => (addressBooks ? (userId) => addressBooks!.fromCalendarServer(userId) : undefined) });
+  addressBooks = new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) });
+  const email = createEmailModule({ config, connections: calendar.connections, links: calendar.links, connect: calendar.connect, google: calendar.google, outbound, clock, ids, logger, contactLookup: contacts.lookup, people: contacts.contacts });
   // Google Contacts (contacts.readonly), asked for only when the user connects their contacts.
   const googleContacts =
     calendar.google && config.connections.google
@@ -270,6 +273,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     users,
     clock,
     logger,
+    // A vCard sent as an attachment: its contacts imported, up to CONTACTS_MAX_PER_USER.
+    cards: { import: (userId, text) => contacts.contacts.importVcards(userId, text, { source: 'vcard' }), maxPerUser: config.brain.maxContactsPerUser },
     dev: devMedia ? { store: devMedia, origin: () => listeningOrigin(server) } : undefined,
   });
   const orchestratorDeps: OrchestratorDependencies = {
@@ -289,7 +294,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           brain,
           contacts: {
             agent: contacts.agentWith(
-              new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) }),
+              addressBooks,
               googleContacts ? { google: googleContacts, links: calendar.links, connections: calendar.connections } : undefined,
             ),
           },

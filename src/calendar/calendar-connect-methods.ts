@@ -17,16 +17,43 @@ const caldavSchema = z.object({
     .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Enter the full address, starting with https://'),
   username: z.string().trim().min(1, 'Enter your username (often your email address).').max(200),
   password: z.string().min(1, 'Enter the password (for iCloud, an app-specific password).').max(500),
+  // An unticked checkbox posts "".
+  contacts: z
+    .string()
+    .optional()
+    .transform((value) => value === 'on'),
 });
 
+/**
+ * Brings in the address books of the server the user's CalDAV calendar is on (src/contacts
+ * AddressBookImport, wired in runtime.ts: contacts sit beside the calendar, not under it).
+ */
+export type ServerContacts = (userId: string) => Promise<{ ok: true; value: { created: number; updated: number; skipped: number; addressBooks: number } } | { ok: false; error: string }>;
+
+/** What the done page says about the contacts the user asked for with their calendar. */
+function contactsLine(result: Awaited<ReturnType<ServerContacts>>): string {
+  if (!result.ok) return ` Your contacts were not brought in: ${result.error}`;
+  const { created, updated, skipped, addressBooks } = result.value;
+  if (addressBooks === 0) return ' This server has no address book, so no contacts were brought in.';
+  const count = created + updated;
+  return ` Herald also brought in ${count} contact${count === 1 ? '' : 's'} from its address book${addressBooks === 1 ? '' : 's'}${skipped > 0 ? ` (${skipped} more are over your limit and were left out)` : ''}; disconnecting the calendar removes them.`;
+}
+
 /** The connect pages for calendars: any CalDAV server, iCloud (the same, its address filled in), and Google (OAuth). */
-export function calendarConnectMethods(deps: { calendars: CalendarService; links: ConnectLinks; google?: GoogleAccounts | undefined; logger: Logger }): ConnectMethod[] {
+export function calendarConnectMethods(deps: {
+  calendars: CalendarService;
+  links: ConnectLinks;
+  google?: GoogleAccounts | undefined;
+  logger: Logger;
+  /** The same server's contacts (CardDAV), offered on the CalDAV form; read when the form is sent, so it can be wired later. */
+  contacts?: () => ServerContacts | undefined;
+}): ConnectMethod[] {
   const caldav = (purpose: string, title: string, intro: string, serverUrl: string) =>
     defineConnectMethod({
       purpose,
       title,
       intro,
-      initialValues: { serverUrl },
+      initialValues: { serverUrl, contacts: 'on' },
       form: {
         title: 'Your calendar account',
         submitLabel: 'Connect',
@@ -35,12 +62,17 @@ export function calendarConnectMethods(deps: { calendars: CalendarService; links
           { name: 'serverUrl', label: 'Server address', type: 'url', required: true, hint: 'iCloud: https://caldav.icloud.com · Fastmail: https://caldav.fastmail.com · Nextcloud: https://your.server/remote.php/dav', autocomplete: 'url' },
           { name: 'username', label: 'Username', type: 'text', required: true, autocomplete: 'username', maxLength: 200 },
           { name: 'password', label: 'App password', type: 'password', required: true, autocomplete: 'current-password', hint: 'An app-specific password, not your main one. It is stored encrypted and only used to reach your calendar.' },
+          ...(deps.contacts
+            ? [{ name: 'contacts', label: 'Also bring in my contacts from this server, where it has them', type: 'checkbox' as const, hint: 'iCloud, Fastmail, Nextcloud and Radicale keep contacts beside calendars. Herald only reads them, to know who "Dana" is; it never writes to anyone.' }]
+            : []),
         ],
       },
       submit: async (link, values) => {
-        const connected = await deps.calendars.connectCaldav(link.userId, values);
+        const connected = await deps.calendars.connectCaldav(link.userId, { serverUrl: values.serverUrl, username: values.username, password: values.password });
         if (!connected.ok) return connected.field === 'form' ? { kind: 'refused', formError: connected.error } : { kind: 'refused', fieldErrors: { [connected.field]: connected.error } };
-        return { kind: 'done', message: `Connected ${connected.connection.label}. Herald now uses your calendar "${connected.calendarName}". You can close this page and text Herald.` };
+        const importContacts = values.contacts ? deps.contacts?.() : undefined;
+        const contacts = importContacts ? contactsLine(await importContacts(link.userId)) : '';
+        return { kind: 'done', message: `Connected ${connected.connection.label}. Herald now uses your calendar "${connected.calendarName}".${contacts} You can close this page and text Herald.` };
       },
     });
   const methods: ConnectMethod[] = [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { Contact, Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
@@ -181,7 +182,10 @@ export class ContactService {
     from: { source: Exclude<ContactSource, 'user'>; connectionId?: string | undefined; country?: CountryCode | undefined },
   ): Promise<ImportReport> {
     const parsed = parseVcards(text);
-    return this.importContacts(userId, parsed.contacts, from, parsed.problems);
+    // A card without a UID gets one from what it says, so the same card sent again (or a turn
+    // run again after a crash) updates its contact instead of adding a second one.
+    const contacts = parsed.contacts.map((card) => (card.uid ? card : { ...card, uid: `herald-${createHash('sha256').update(JSON.stringify([card.name, card.emails, card.phones])).digest('hex').slice(0, 24)}` }));
+    return this.importContacts(userId, contacts, from, parsed.problems);
   }
 
   /** Imports contacts already read (vCards, Google's People API), as {@link importVcards}. */

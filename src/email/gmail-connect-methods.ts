@@ -22,7 +22,7 @@ export interface GmailConnectDependencies {
 
 /**
  * The connect pages for Gmail: `google-email` sends the user to Google's consent page asking
- * for Gmail's scopes only (reading and sending; `include_granted_scopes`, so a Google account
+ * for Gmail's scopes only (reading, sending and changing labels; `include_granted_scopes`, so a Google account
  * already connected for the calendar keeps that and gains mail, on the same connection), and,
  * when another mailbox can be connected too, `email`: a page asking where the user's mail is,
  * which hands its link on to the chosen method.
@@ -38,7 +38,7 @@ export function gmailConnectMethods(deps: GmailConnectDependencies): ConnectMeth
       purpose: GOOGLE_EMAIL_PURPOSE,
       title: 'Connect your Gmail',
       intro:
-        'Google will ask you to let Herald **read** your mail and **send** mail as you. Herald reads mail only when you ask about it, never sends anything without your YES to the exact draft, cannot delete anything, and you can remove its access at any time in your Google account.',
+        'Google will ask you to let Herald **read** your mail, **send** mail as you and **file** it (archive, label, mark read, move to the trash). Herald reads and files mail only when you ask, never sends or trashes anything without your YES, cannot delete anything for good, and you can remove its access at any time in your Google account.',
       form: { title: 'Gmail', submitLabel: 'Continue to Google', schema: z.object({}), fields: [] },
       submit: async (link) => startConsent(link),
       completeOAuth: async (link, code, verifier) => {

@@ -14,8 +14,10 @@ import type { FilingResult, MailFiling } from './mail-filing.js';
 export const GMAIL_READ_SCOPE = 'https://www.googleapis.com/auth/gmail.readonly';
 /** Sending as the user (no reading). */
 export const GMAIL_SEND_SCOPE = 'https://www.googleapis.com/auth/gmail.send';
-/** What "connect my email" asks Google for: read and send, nothing else (no deleting, no settings). */
-export const GMAIL_SCOPES = [GMAIL_READ_SCOPE, GMAIL_SEND_SCOPE];
+/** Changing labels (archive, read/unread, label, trash): never deleting for good, no settings. */
+export const GMAIL_MODIFY_SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
+/** What "connect my email" asks Google for: read, send and file, nothing else (no settings, no deleting for good). */
+export const GMAIL_SCOPES = [GMAIL_READ_SCOPE, GMAIL_SEND_SCOPE, GMAIL_MODIFY_SCOPE];
 
 /** Message ids Gmail gives are hex; anything else cannot be one of this mailbox's messages. */
 const GMAIL_ID = /^[0-9a-f]{6,32}$/i;
@@ -105,11 +107,61 @@ export class GmailProvider implements MailProvider {
   }
 
   /**
-   * Gmail is connected to read and send only (gmail.readonly, gmail.send): changing labels
-   * needs gmail.modify, which Herald does not ask for yet. Says so; nothing is changed.
+   * Files by labels, as Gmail itself does: read and unread are the UNREAD label, archive takes
+   * INBOX away, a move adds the user's label (found by name, never made: a typo moves nothing)
+   * and takes INBOX away, all in one `messages.batchModify`; delete is `messages.trash` per
+   * message (Gmail empties the trash after 30 days; nothing is deleted for good here). Ids that
+   * are not this mailbox's, or already in the trash, are reported missing. Needs gmail.modify:
+   * a mailbox connected before Herald asked for it is told to connect again.
    */
-  async file(_ids: string[], _filing: MailFiling): Promise<FilingResult> {
-    throw new MailError('invalid', `Herald can read and send mail in ${this.label} but not file it yet (Gmail was connected without permission to change labels). Nothing was changed.`);
+  async file(ids: string[], filing: MailFiling): Promise<FilingResult> {
+    if (!this.connection.scopes.includes(GMAIL_MODIFY_SCOPE)) {
+      throw new MailError('unauthorized', `Herald is not allowed to file mail in ${this.label}: Gmail was connected before Herald asked for permission to change labels. Nothing was changed. ${RECONNECT_HINT}`);
+    }
+    const api = await this.api();
+    const wanted = [...new Set(ids)].filter((id) => GMAIL_ID.test(id));
+    const states = await inBatches(wanted, async (id) => {
+      try {
+        const response = await this.call(() => api.users.messages.get({ userId: 'me', id, format: 'minimal' }, this.requestOptions()));
+        return response.data.labelIds?.includes('TRASH') ? undefined : id;
+      } catch (error) {
+        if (error instanceof MailError && error.failure === 'not_found') return undefined;
+        throw error;
+      }
+    });
+    const filed = states.filter((id): id is string => id !== undefined);
+    const missing = ids.filter((id) => !filed.includes(id));
+    if (filed.length === 0) return { filed, missing };
+    const modify = async (change: { addLabelIds?: string[]; removeLabelIds?: string[] }) => {
+      await this.call(() => api.users.messages.batchModify({ userId: 'me', requestBody: { ids: filed, ...change } }, { timeout: this.options.timeoutMs }), 'file');
+    };
+    switch (filing.action) {
+      case 'mark_read':
+        await modify({ removeLabelIds: ['UNREAD'] });
+        return { filed, missing };
+      case 'mark_unread':
+        await modify({ addLabelIds: ['UNREAD'] });
+        return { filed, missing };
+      case 'archive':
+        await modify({ removeLabelIds: ['INBOX'] });
+        return { filed, missing, folder: 'All Mail' };
+      case 'move': {
+        const listed = await this.call(() => api.users.labels.list({ userId: 'me' }, this.requestOptions()));
+        const labels = (listed.data.labels ?? []).filter((label) => label.id && label.name && label.type === 'user');
+        const wantedName = filing.folder.trim().toLowerCase();
+        const label = labels.find((candidate) => candidate.name!.toLowerCase() === wantedName);
+        if (!label) {
+          const names = labels.map((candidate) => candidate.name!).sort();
+          throw new MailError('not_found', `${this.label} has no label "${filing.folder}". Labels there: ${names.join(', ') || '(none)'}. Nothing was moved.`);
+        }
+        await modify({ addLabelIds: [label.id!], removeLabelIds: ['INBOX'] });
+        return { filed, missing, folder: label.name! };
+      }
+      case 'delete':
+        // One at a time: there is no batch trash, and batchDelete would delete for good.
+        for (const id of filed) await this.call(() => api.users.messages.trash({ userId: 'me', id }, { timeout: this.options.timeoutMs }), 'file');
+        return { filed, missing, folder: 'Trash' };
+    }
   }
 
   async close(): Promise<void> {
@@ -154,7 +206,7 @@ export class GmailProvider implements MailProvider {
   }
 
   /** Runs an API call; every failure becomes a MailError. */
-  private async call<Result>(work: () => Promise<Result>, action: 'read' | 'send' = 'read'): Promise<Result> {
+  private async call<Result>(work: () => Promise<Result>, action: 'read' | 'send' | 'file' = 'read'): Promise<Result> {
     const nothing = action === 'send' ? 'Nothing was sent.' : 'Nothing was changed.';
     try {
       return await work();
@@ -165,7 +217,7 @@ export class GmailProvider implements MailProvider {
       const reason = reasonOf(error);
       if (status === 401) throw new MailError('revoked', `Google did not accept Herald's access to ${this.label}. ${nothing} ${RECONNECT_HINT}`, { cause: error });
       if (status === 403 && /insufficient|scope|permission/i.test(reason)) {
-        const what = action === 'send' ? 'send mail from' : 'read';
+        const what = action === 'send' ? 'send mail from' : action === 'file' ? 'file mail in' : 'read';
         throw new MailError('unauthorized', `Herald is not allowed to ${what} ${this.label}: that permission was not given when Google was connected. ${nothing} ${RECONNECT_HINT}`, { cause: error });
       }
       if (status === 404) throw new MailError('not_found', `That message is no longer in ${this.label}. ${nothing}`, { cause: error });

@@ -12,7 +12,9 @@ export type MediaKind =
   | { kind: 'audio-convert'; mediaType: string; extension: string }
   /** HEIC/HEIF/AVIF photos sent as files: Herald asks for them as photos. */
   | { kind: 'photo-file'; mediaType: string }
-  /** Anything else (video, vCard, HTML, a corrupt file): not read. */
+  /** A contact card (vCard, text): its contacts are imported. */
+  | { kind: 'vcard'; mediaType: 'text/vcard' }
+  /** Anything else (video, HTML, a corrupt file): not read. */
   | { kind: 'unsupported'; mediaType: string };
 
 const images = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
@@ -30,6 +32,8 @@ const photoFiles = new Set(['heic', 'heif', 'avif']);
  */
 export async function classifyMedia(bytes: Buffer, declaredType: string): Promise<MediaKind> {
   const detected = await fileTypeFromBuffer(bytes);
+  // vCards are text: known by their first line (file-type knows them too), whatever type they were sent as.
+  if ((!detected || detected.ext === 'vcf') && isVcard(bytes)) return { kind: 'vcard', mediaType: 'text/vcard' };
   if (!detected) return { kind: 'unsupported', mediaType: 'unknown' };
   const mime = detected.mime.split(';')[0]!.trim();
   if (images.has(mime)) return { kind: 'image', mediaType: mime as 'image/jpeg' };
@@ -42,4 +46,9 @@ export async function classifyMedia(bytes: Buffer, declaredType: string): Promis
   if (audioLike && transcribable[ext]) return { kind: 'audio', mediaType: transcribable[ext]!, extension: ext };
   if (audioLike && convertible[ext]) return { kind: 'audio-convert', mediaType: convertible[ext]!, extension: ext };
   return { kind: 'unsupported', mediaType: mime };
+}
+
+/** Whether text bytes start as a vCard does (after a byte-order mark and blank lines): BEGIN:VCARD. */
+export function isVcard(bytes: Buffer): boolean {
+  return /^\uFEFF?\s*BEGIN:VCARD\s*$/im.test(bytes.subarray(0, 200).toString('utf8').split(/\r?\n/).filter((line) => line.trim() !== '')[0] ?? '');
 }

@@ -8,6 +8,7 @@ import { convertToWav } from './audio-converter.js';
 import { audioDurationSeconds } from './audio-duration.js';
 import { prepareImage } from './image-preparer.js';
 import { readPin, storedPinSchema, type PinReading } from './location.js';
+import { importContactCard, type ContactCards } from './contact-card.js';
 import { classifyMedia } from './media-kind.js';
 import { mediaReply } from '../texts/media-replies.js';
 import { inspectPdf, PDF_MAX_BYTES, PDF_MAX_PAGES } from './pdf-inspector.js';
@@ -29,6 +30,8 @@ export interface TurnMediaDependencies {
   prisma: PrismaClient;
   source: MediaSource;
   remover?: MediaRemover | undefined;
+  /** Where a contact card's contacts go; undefined: contact cards are not read. */
+  cards?: ContactCards | undefined;
   /** Undefined: no TRANSCRIPTION_BASE_URL; voice notes get a polite reply instead. */
   transcriber?: Transcriber | undefined;
   settings: {
@@ -99,7 +102,7 @@ export class TurnMedia {
   }
 
   async prepare(
-    turn: { turnId: string; user: { timezone: string; language: string | null }; messages: TurnMessage[] },
+    turn: { turnId: string; user: { id: string; timezone: string; language: string | null }; messages: TurnMessage[] },
     signal: AbortSignal,
   ): Promise<PreparedMedia> {
     const { user } = turn;
@@ -188,6 +191,17 @@ export class TurnMedia {
         case 'audio':
         case 'audio-convert':
           return { ...base, ...(await this.voice(row, index, fetched.bytes, kind, state, note, signal)) };
+        case 'vcard': {
+          if (!this.deps.cards) {
+            note(row, index, 'unsupported', { type: 'vCard' }, 'contact cards are not read on this deployment');
+            return { ...base, status: 'refused', problem: 'unsupported' };
+          }
+          const card = await importContactCard(this.deps.cards, turn.user.id, fetched.bytes, { stored: language, typed, what: what(row, index), attachment: index + 1 });
+          (state.userNotes[index] ??= []).push(...card.userLines);
+          (state.modelNotes[index] ??= []).push(card.modelNote);
+          this.deps.logger.info({ mediaId: row.id, ...card.log }, 'contact card imported');
+          return card.saved > 0 ? { ...base, status: 'ready' } : { ...base, status: 'refused', problem: 'no_contacts' };
+        }
         case 'photo-file':
           note(row, index, 'photoFile', { type: shortType(kind.mediaType) }, `it is a ${kind.mediaType} file, which Herald does not read`);
           return { ...base, status: 'refused', problem: 'photo_file' };
@@ -349,11 +363,12 @@ export class TurnMedia {
 }
 
 /** How the user is told about an attachment, by the type Twilio declared. */
-function kindOf(declaredType: string): 'photo' | 'pdf' | 'voice' | 'attachment' {
+function kindOf(declaredType: string): 'photo' | 'pdf' | 'voice' | 'contactCard' | 'attachment' {
   const type = declaredType.toLowerCase();
   if (type.startsWith('image/')) return 'photo';
   if (type === 'application/pdf') return 'pdf';
   if (type.startsWith('audio/')) return 'voice';
+  if (type === 'text/vcard' || type === 'text/x-vcard' || type === 'text/directory') return 'contactCard';
   return 'attachment';
 }
 

@@ -13,7 +13,8 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { calendarAgent } from '../agents/calendar/calendar-agent.js';
-import { calendarConnectMethods } from '../calendar/calendar-connect-methods.js';
+import type { PeopleFinder } from '../agents/contacts/people-by-name.js';
+import { calendarConnectMethods, type ServerContacts } from '../calendar/calendar-connect-methods.js';
 import { CalendarFeed } from '../calendar/calendar-feed.js';
 import { CalendarService } from '../calendar/calendar-service.js';
 import { EventReminders } from '../calendar/event-reminders.js';
@@ -37,6 +38,10 @@ export async function createCalendarModule(deps: {
   pages?: PageService | undefined;
   /** find_contacts, so "invite Dana" resolves to her address. */
   contactLookup?: ToolDefinition | undefined;
+  /** The user's contacts, so an event can invite people by name (two Danas: Herald asks which one). */
+  people?: PeopleFinder | undefined;
+  /** The same server's contacts, offered on the CalDAV connect page (read when the form is sent: wired after this module). */
+  serverContacts?: (() => ServerContacts | undefined) | undefined;
 }) {
   const { config, prisma, clock, ids, logger, outbound } = deps;
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
@@ -47,8 +52,8 @@ export async function createCalendarModule(deps: {
   const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, outbound, logger: logger.child({ component: 'calendar' }) });
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);
   const eventReminders = new EventReminders(prisma, deps.reminders);
-  const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }) }), logger.child({ component: 'connect' }));
-  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed, page: deps.pages ? bulkPage(deps.pages) : undefined }, deps.contactLookup) };
+  const connect = new ConnectService(links, calendarConnectMethods({ calendars, links, google, logger: logger.child({ component: 'connect' }), contacts: deps.serverContacts }), logger.child({ component: 'connect' }));
+  return { box, connections, links, google, calendars, feed, eventReminders, connect, agent: calendarAgent({ calendars, eventReminders, links, feed, people: deps.people, page: deps.pages ? bulkPage(deps.pages) : undefined }, deps.contactLookup) };
 }
 
 /** The wired calendar module. */

@@ -1,5 +1,6 @@
 import { emailAgent } from '../agents/email/email-agent.js';
 import { EMAIL_CONNECT_PURPOSE } from '../agents/email/email-tools.js';
+import type { PeopleFinder } from '../agents/contacts/people-by-name.js';
 import type { Config } from '../config/config.js';
 import type { ConnectLinks } from '../connections/connect-links.js';
 import type { ConnectService } from '../connections/connect-service.js';
@@ -33,6 +34,8 @@ export function createEmailModule(deps: {
   logger: Logger;
   /** find_contacts, so "email Dana" resolves to her address. */
   contactLookup?: ToolDefinition | undefined;
+  /** The user's contacts, so send_email takes people by name (two Danas: Herald asks which one). */
+  people?: PeopleFinder | undefined;
 }) {
   const { google } = deps;
   const timeoutMs = deps.config.connections.timeoutMs;
@@ -44,7 +47,7 @@ export function createEmailModule(deps: {
   }
   // With Google: a new mailbox chooses Gmail or another one; a Gmail mailbox reconnects straight through Google.
   const connectPurpose = (connection?: ConnectionRecord) => (!google ? EMAIL_CONNECT_PURPOSE : !connection ? CHOOSE_EMAIL_PURPOSE : connection.provider === 'google' ? GOOGLE_EMAIL_PURPOSE : EMAIL_CONNECT_PURPOSE);
-  return { emails, agent: emailAgent({ emails, links: deps.links, connectPurpose }, deps.contactLookup) };
+  return { emails, agent: emailAgent({ emails, links: deps.links, connectPurpose, people: deps.people }, deps.contactLookup) };
 }
 
 /** The wired email module. */

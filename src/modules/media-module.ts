@@ -11,6 +11,7 @@ import { TIMEZONE_FROM_PIN_ACTION } from '../media/location.js';
 import { Transcriber } from '../media/transcriber.js';
 import { TwilioMediaDeleter } from '../media/twilio-media-deleter.js';
 import { TwilioMediaFetcher, type TwilioMediaSource } from '../media/twilio-media-fetcher.js';
+import type { ContactCards } from '../media/contact-card.js';
 import { TurnMedia, type MediaRemover, type MediaSource } from '../media/turn-media.js';
 
 /** Twilio's REST API, where media URLs live. */
@@ -30,6 +31,8 @@ export function createMediaModule(options: {
   users: UserService;
   clock: Clock;
   logger: Logger;
+  /** Where a contact card (vCard) sent as an attachment is imported. */
+  cards?: ContactCards | undefined;
   /**
    * Local mode: the dev phone's store, and this Herald's own origin once it listens. Media
    * then comes from Herald's Twilio-like dev API by the same fetcher as Twilio's.
@@ -69,6 +72,7 @@ export function createMediaModule(options: {
     prisma: options.prisma,
     source,
     remover,
+    cards: options.cards,
     transcriber: transcription ? new Transcriber(transcription) : undefined,
     settings: {
       maxBytes: config.media.maxBytes,

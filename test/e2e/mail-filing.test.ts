@@ -90,6 +90,24 @@ describe('filing mail and mailing contacts through the webhook (a real Dovecot +
     expect(await subjectsIn('INBOX')).toEqual(['Late offer', 'Lunch?']);
   });
 
+  it('in Spanish: the filing question and its answer are Herald\'s own words in Spanish', async () => {
+    await harness.database.prisma.user.update({ where: { id: userId }, data: { language: 'es' } });
+    await deliver('Ofertas semanales');
+    await deliver('Venta flash');
+    harness.anthropic.enqueue(
+      singleStepPlan('email-agent', 'Archive all newsletters from news@shop.example'),
+      { toolCalls: [{ name: 'search_emails', input: { from: 'news@shop.example' } }] },
+      checked((request) => {
+        const ids = [...toolResults(request)[0]!.content.matchAll(/id=(\d+:\d+)/g)].map((match) => match[1]!);
+        return { toolCalls: [{ name: 'file_emails', input: { ids, action: 'archive' } }] };
+      }),
+      complete('Espera tu SÍ.'),
+    );
+    expect(await send('archiva todos los boletines de esta semana')).toContain('¿Archivo estos 2 correos?\n1) news@shop.example: Venta flash\n2) news@shop.example: Ofertas semanales');
+    expect(await send('SÍ')).toBe('Archivé 2 correos.');
+    expect(await subjectsIn('Archive')).toEqual(['Ofertas semanales', 'Venta flash']);
+  });
+
   it('"mark those as read" needs no YES', async () => {
     await deliver('Read me');
     harness.anthropic.enqueue(

@@ -115,7 +115,7 @@ describe('media: bad input and faults', () => {
     expect((await rows())[0]).toMatchObject({ status: 'refused', problem: 'corrupt', contentType: 'image/png' });
   });
 
-  it("ten attachments (Twilio's maximum): each handled or refused by its type, in one reply", async () => {
+  it("ten attachments (Twilio's maximum): each handled or refused by its type, in one reply (the contact card imported)", async () => {
     const attachments = [
       { url: media().add(await photo(400, 300), 'image/jpeg'), type: 'image/jpeg' },
       { url: media().add(await photo(300, 400), 'image/jpeg'), type: 'image/jpeg' },
@@ -141,14 +141,14 @@ describe('media: bad input and faults', () => {
         'Five of them are clear: three photos, a receipt photo and the invoice.',
         '',
         "I can't open attachment 4 (JPEG). I can read photos (JPEG, PNG, WebP, GIF), PDFs and voice notes.",
-        "I can't open attachment 5 (VCARD). I can read photos (JPEG, PNG, WebP, GIF), PDFs and voice notes.",
+        "Saved to your contacts from attachment 5: 1.",
         "I couldn't download attachment 6. Please send it again.",
         "Attachment 7 seems to be damaged, so I couldn't open it.",
         "I couldn't take attachment 9: it's over my 1 MB limit.",
       ].join('\n'),
     );
     expect(harness.twilio.messages.filter((message) => message.to === phone)).toHaveLength(1);
-    expect((await rows()).map((row) => row.status)).toEqual(['ready', 'ready', 'ready', 'refused', 'refused', 'failed', 'refused', 'ready', 'refused', 'ready']);
+    expect((await rows()).map((row) => row.status)).toEqual(['ready', 'ready', 'ready', 'refused', 'ready', 'failed', 'refused', 'ready', 'refused', 'ready']);
   });
 
   it('with an API key pair configured, media is downloaded and deleted with the key, not the auth token', async () => {

@@ -13,6 +13,8 @@ export interface FixtureMail {
   inReplyTo?: string;
   references?: string[];
   attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
+  /** Extra headers (List-Unsubscribe…). */
+  headers?: Record<string, string>;
   /** Charset for a non-UTF-8 text body. */
   textEncoding?: string;
 }
@@ -31,6 +33,7 @@ export async function rawMail(mail: FixtureMail): Promise<Buffer> {
     inReplyTo: mail.inReplyTo,
     references: mail.references,
     attachments: mail.attachments,
+    headers: mail.headers,
   });
   return composer.compile().build();
 }

@@ -119,6 +119,18 @@ export function describeMailProvider(name: string, open: () => Promise<MailboxUn
       expect((await mail.search({ from: 'omer@contract.example' })).messages[0]!.unread).toBe(true);
     });
 
+    it('files: marks read and unread, and reports ids it does not have as missing, never an error', async () => {
+      const date = at('2026-06-10T09:00:00Z');
+      await box.seed(await rawMail({ from: 'filing@contract.example', to: box.address, subject: 'File me', text: 'Filed', date }), { date });
+      const [summary] = (await mail.search({ from: 'filing@contract.example' })).messages;
+      expect(summary!.unread).toBe(true);
+      expect(await mail.file([summary!.id, 'no-such-id'], { action: 'mark_read' })).toMatchObject({ filed: [summary!.id], missing: ['no-such-id'] });
+      expect((await mail.get([summary!.id]))[0]!.unread).toBe(false);
+      await mail.file([summary!.id], { action: 'mark_unread' });
+      expect((await mail.get([summary!.id]))[0]!.unread).toBe(true);
+      expect(await mail.file(['no-such-id'], { action: 'archive' })).toEqual({ filed: [], missing: ['no-such-id'] });
+    });
+
     it('gives messages in the order asked', async () => {
       for (const [index, subject] of ['First', 'Second'].entries()) {
         const date = new Date(Date.UTC(2026, 5, 1, 9, index));

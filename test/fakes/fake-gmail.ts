@@ -6,6 +6,12 @@ import { headerOf, leaves, parseMime, type MimeNode } from './mime-tree.js';
 /** Scopes that let a token read mail, and those that let it send, as Google grants them. */
 const READ_SCOPES = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/gmail.modify', 'https://mail.google.com/'];
 const SEND_SCOPES = ['https://www.googleapis.com/auth/gmail.send', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify', 'https://mail.google.com/'];
+/** Scopes that let a token change labels and trash messages (gmail.readonly does not). */
+const MODIFY_SCOPES = ['https://www.googleapis.com/auth/gmail.modify', 'https://mail.google.com/'];
+/** System labels a modify may add or remove (TRASH and SPAM move only by trash/untrash; SENT and DRAFT never). */
+const MODIFIABLE_SYSTEM_LABELS = new Set(['INBOX', 'UNREAD', 'STARRED', 'IMPORTANT', 'CATEGORY_PERSONAL', 'CATEGORY_SOCIAL', 'CATEGORY_PROMOTIONS', 'CATEGORY_UPDATES', 'CATEGORY_FORUMS']);
+/** Every system label the labels endpoint lists. */
+const SYSTEM_LABELS = ['INBOX', 'SENT', 'DRAFT', 'TRASH', 'SPAM', 'UNREAD', 'STARRED', 'IMPORTANT', 'CATEGORY_PERSONAL', 'CATEGORY_SOCIAL', 'CATEGORY_PROMOTIONS', 'CATEGORY_UPDATES', 'CATEGORY_FORUMS'];
 
 /** One stored message. */
 export interface StoredMail {
@@ -50,6 +56,10 @@ export class FakeGmail {
   /** Addresses Gmail refuses as recipients ("Invalid To header"), besides malformed ones. */
   readonly refusedRecipients = new Set<string>();
   private counter = 0;
+  /** Each mailbox's user labels, by id (Label_1…) to name. */
+  private readonly userLabels = new Map<string, Map<string, string>>();
+  /** Every label change asked for (modify, batchModify, trash), in order, as Gmail received it. */
+  readonly modifyRequests: Array<{ email: string; endpoint: 'modify' | 'batchModify' | 'trash'; ids: string[]; addLabelIds: string[]; removeLabelIds: string[] }> = [];
 
   /** Puts a raw message in `email`'s inbox (unread unless said otherwise); its id. */
   deliver(email: string, raw: string | Buffer, options: { unread?: boolean; date?: Date; labels?: string[] } = {}): string {
@@ -63,16 +73,98 @@ export class FakeGmail {
     return [...this.mailbox(email).values()].filter((mail) => !label || mail.labelIds.has(label)).sort((left, right) => left.internalDate - right.internalDate);
   }
 
+  /** Makes a user label in `email`'s mailbox (as the user would in Gmail); its id. */
+  createLabel(email: string, name: string): string {
+    const labels = this.labelsOf(email);
+    const id = `Label_${labels.size + 1}`;
+    labels.set(id, name);
+    return id;
+  }
+
+  /** The label ids of one stored message. */
+  labelsOfMessage(email: string, id: string): string[] {
+    return [...(this.mailbox(email).get(id)?.labelIds ?? [])].sort();
+  }
+
+  private labelsOf(email: string): Map<string, string> {
+    let labels = this.userLabels.get(email.toLowerCase());
+    if (!labels) this.userLabels.set(email.toLowerCase(), (labels = new Map()));
+    return labels;
+  }
+
+  /**
+   * `labels.list`, `messages.modify`, `messages.batchModify` and `messages.trash`, as strict
+   * as Gmail: modify needs gmail.modify (or full access); a body must be JSON with `ids` (1 to
+   * 1,000, batchModify) and label id arrays; an unknown label id, or TRASH/SPAM/SENT/DRAFT in
+   * a modify, is a 400; an unknown message id is a 404 (modify, trash) or 400 (batchModify).
+   */
+  private labelsAndModify(method: string, email: string, resource: string, id: string | undefined, action: string | undefined, body: string, scopes: string[]): FakeResponse | undefined {
+    if (resource === 'labels') {
+      if (method !== 'GET' || id) return error(405, 'Method not allowed', 'INVALID_ARGUMENT');
+      const user = [...this.labelsOf(email)].map(([labelId, name]) => ({ id: labelId, name, type: 'user', messageListVisibility: 'show', labelListVisibility: 'labelShow' }));
+      return { status: 200, body: { labels: [...SYSTEM_LABELS.map((name) => ({ id: name, name, type: 'system' })), ...user] } };
+    }
+    const modifying = method === 'POST' && (id === 'batchModify' || action === 'modify' || action === 'trash');
+    if (!modifying) return undefined;
+    if (!MODIFY_SCOPES.some((allowed) => scopes.includes(allowed))) return insufficient();
+    if (action === 'trash') {
+      const mail = this.mailbox(email).get(decodeURIComponent(id!));
+      if (!mail) return error(404, 'Requested entity was not found.', 'NOT_FOUND');
+      this.modifyRequests.push({ email, endpoint: 'trash', ids: [mail.id], addLabelIds: ['TRASH'], removeLabelIds: [] });
+      mail.labelIds.delete('INBOX');
+      mail.labelIds.add('TRASH');
+      return { status: 200, body: this.view(mail, 'minimal', []) };
+    }
+    let input: { ids?: unknown; addLabelIds?: unknown; removeLabelIds?: unknown };
+    try {
+      input = JSON.parse(body || 'null') as typeof input;
+    } catch {
+      return error(400, 'Invalid JSON payload received.', 'INVALID_ARGUMENT');
+    }
+    if (!input || typeof input !== 'object') return error(400, 'Invalid JSON payload received.', 'INVALID_ARGUMENT');
+    const known = new Set(Object.keys(input));
+    const allowedKeys = id === 'batchModify' ? ['ids', 'addLabelIds', 'removeLabelIds'] : ['addLabelIds', 'removeLabelIds'];
+    const stray = [...known].find((key) => !allowedKeys.includes(key));
+    if (stray) return error(400, `Invalid JSON payload received. Unknown name "${stray}": Cannot find field.`, 'INVALID_ARGUMENT');
+    const strings = (value: unknown) => (value === undefined ? [] : Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? (value as string[]) : undefined);
+    const add = strings(input.addLabelIds);
+    const remove = strings(input.removeLabelIds);
+    if (!add || !remove) return error(400, 'Invalid value at label ids (TYPE_STRING)', 'INVALID_ARGUMENT');
+    if (add.length === 0 && remove.length === 0) return error(400, 'No label add or removes specified', 'INVALID_ARGUMENT');
+    for (const label of [...add, ...remove]) {
+      if (!MODIFIABLE_SYSTEM_LABELS.has(label) && !this.labelsOf(email).has(label)) return error(400, `Invalid label: ${label}`, 'INVALID_ARGUMENT');
+    }
+    let ids: string[];
+    if (id === 'batchModify') {
+      const given = strings(input.ids);
+      if (!given || given.length === 0) return error(400, 'No message ids specified', 'INVALID_ARGUMENT');
+      if (given.length > 1000) return error(400, 'Too many ids: at most 1000', 'INVALID_ARGUMENT');
+      if (given.some((messageId) => !this.mailbox(email).has(messageId))) return error(400, 'Invalid id value', 'INVALID_ARGUMENT');
+      ids = given;
+    } else {
+      if (!this.mailbox(email).has(decodeURIComponent(id!))) return error(404, 'Requested entity was not found.', 'NOT_FOUND');
+      ids = [decodeURIComponent(id!)];
+    }
+    this.modifyRequests.push({ email, endpoint: id === 'batchModify' ? 'batchModify' : 'modify', ids, addLabelIds: add, removeLabelIds: remove });
+    for (const messageId of ids) {
+      const mail = this.mailbox(email).get(messageId)!;
+      for (const label of remove) mail.labelIds.delete(label);
+      for (const label of add) mail.labelIds.add(label);
+    }
+    // batchModify answers 204 with no body; modify answers the message.
+    return id === 'batchModify' ? { status: 204, body: undefined } : { status: 200, body: this.view(this.mailbox(email).get(ids[0]!)!, 'minimal', []) };
+  }
+
   /** Handles `/gmail/v1/...` for a request authorised as `email` with `scope`. */
   handle(method: string, url: URL, body: string, email: string, scope: string): FakeResponse {
-    const match = /^\/gmail\/v1\/users\/([^/]+)\/(profile|messages)(?:\/([^/]+))?(?:\/attachments\/([^/]+))?$/.exec(url.pathname);
+    const match = /^\/gmail\/v1\/users\/([^/]+)\/(profile|messages|labels)(?:\/([^/]+))?(?:\/attachments\/([^/]+)|\/(modify|trash))?$/.exec(url.pathname);
     if (!match) return error(404, 'Not Found', 'NOT_FOUND');
     if (match[1] !== 'me' && decodeURIComponent(match[1]!) !== email) return error(403, 'Delegation denied for ' + email, 'PERMISSION_DENIED');
     const scopes = scope.split(/\s+/);
+    const filing = this.labelsAndModify(method, email, match[2]!, match[3], match[5], body, scopes);
+    if (filing) return filing;
     const sending = method === 'POST' && match[3] === 'send';
-    if (!(sending ? SEND_SCOPES : READ_SCOPES).some((allowed) => scopes.includes(allowed))) {
-      return { status: 403, body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } } };
-    }
+    if (!(sending ? SEND_SCOPES : READ_SCOPES).some((allowed) => scopes.includes(allowed))) return insufficient();
     if (match[2] === 'profile') return { status: 200, body: { emailAddress: email, messagesTotal: this.mailbox(email).size, threadsTotal: this.mailbox(email).size, historyId: String(this.counter) } };
     if (sending) return this.send(email, body);
     if (method !== 'GET') return error(405, 'Method not allowed', 'INVALID_ARGUMENT');
@@ -163,6 +255,11 @@ export class FakeGmail {
     const stored = this.mailbox(email).get(id)!;
     return { status: 200, body: { id, threadId: stored.threadId, labelIds: ['SENT'] } };
   }
+}
+
+/** Google's 403 for a token without the scope a call needs. */
+function insufficient(): FakeResponse {
+  return { status: 403, body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } } };
 }
 
 /** Gmail's payload for a MIME node: headers decoded, text bodies inline, attachments by id. */

@@ -479,6 +479,7 @@ function insufficientScopes(): unknown {
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
+  if (status === 204) return void response.writeHead(204).end();
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 

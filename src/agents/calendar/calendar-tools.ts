@@ -8,13 +8,16 @@ import { describeWhen } from '../../calendar/event-time.js';
 import { describeEventTime, eventListing, eventView } from '../../calendar/event-view.js';
 import { freeSlots } from '../../calendar/free-time.js';
 import { recurrenceSchema, toRrule } from '../../reminders/reminder-schedule.js';
-import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
+import { defineTool, ok, toolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../tools/tool.js';
+import { resolveNames, type PeopleFinder } from '../contacts/people-by-name.js';
 import { checkTime, dateTimeInput, dayAfter, isoDate, rangeBound, readRange, whenAmbiguous } from './calendar-inputs.js';
 
 /** What the calendar tools work through. */
 export interface CalendarToolDependencies {
   calendars: CalendarService;
   eventReminders: EventReminders;
+  /** The user's contacts, so a new event can invite people by name ("invite Dana"); absent, only addresses. */
+  people?: PeopleFinder | undefined;
 }
 
 const startInput = z.union([isoDate, dateTimeInput]).describe("Local date and time (2026-03-06T13:00), an ISO timestamp with offset, or a date (2026-03-06) for an all-day event");
@@ -50,7 +53,7 @@ function lookupError<Input extends TargetInput & { version?: string | undefined 
 }
 
 /** calendar-agent's event tools (names are part of the contract). */
-export function calendarEventTools({ calendars, eventReminders }: CalendarToolDependencies): ToolDefinition[] {
+export function calendarEventTools({ calendars, eventReminders, people }: CalendarToolDependencies): ToolDefinition[] {
   const createInput = z
     .object({
       title: z.string().trim().min(1).max(200),
@@ -60,13 +63,36 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
       location: z.string().trim().max(300).optional(),
       description: z.string().trim().max(2000).optional(),
       attendees: emails.optional().describe('Email addresses to invite (the user confirms before invitations go out)'),
+      inviteeNames: z
+        .array(z.string().trim().min(1).max(120))
+        .max(20)
+        .optional()
+        .describe('People from the user\'s contacts to invite, by the name the user used ("Dana", "mom"): Herald finds their addresses, and asks the user which one itself when several match'),
       recurrence: recurrenceSchema.optional().describe('Only for repeating events ("every Tuesday")'),
       remindMinutesBefore: z.number().int().min(0).max(10_080).optional().describe('A text reminder this many minutes before (each occurrence)'),
       whenAmbiguous,
     })
     .refine((input) => !(input.end && input.durationMinutes), 'give end or durationMinutes, not both');
 
-  function draftOf(input: z.output<typeof createInput>, zone: string): { ok: true; draft: EventDraft; note?: string } | { ok: false; error: string } {
+  type CreateInput = z.output<typeof createInput>;
+
+  /**
+   * The invitees named (inviteeNames) as addresses in `attendees`. Several people for a name:
+   * the call fails with Herald's own numbered choice, each candidate this call with that
+   * person's address pinned, so "2" asks YES to exactly that invitation with no model.
+   */
+  async function withInvitees(input: CreateInput, context: ToolContext): Promise<{ ok: true; input: CreateInput } | { ok: false; result: ToolResult }> {
+    const wanted = input.inviteeNames ?? [];
+    if (wanted.length === 0) return { ok: true, input };
+    if (!people) return { ok: false, result: toolError('Herald has no contacts to look names up in here: give the addresses in "attendees". Nothing was saved.') };
+    const resolved = await resolveNames(people, context.userId, wanted, input.attendees ?? [], 'nothing was saved');
+    if (resolved.ok) return { ok: true, input: { ...input, attendees: resolved.addresses, inviteeNames: undefined } };
+    if (resolved.kind === 'unknown') return { ok: false, result: toolError(resolved.error) };
+    const candidates = resolved.matches.map((match) => ({ label: match.label, input: { ...input, attendees: [...resolved.addresses, match.address], inviteeNames: resolved.rest.length > 0 ? resolved.rest : undefined } }));
+    return { ok: false, result: toolError(resolved.error, { choice: { candidates } }) };
+  }
+
+  function draftOf(input: CreateInput, zone: string): { ok: true; draft: EventDraft; note?: string } | { ok: false; error: string } {
     const base = { title: input.title, timezone: zone, location: input.location, description: input.description, attendees: input.attendees, recurrence: input.recurrence ? toRrule(input.recurrence) : undefined };
     if (/^\d{4}-\d{2}-\d{2}$/.test(input.start)) {
       const last = input.end?.slice(0, 10) ?? input.start;
@@ -142,17 +168,26 @@ export function calendarEventTools({ calendars, eventReminders }: CalendarToolDe
         'Add an event. Timed: start (and end or durationMinutes, default 60). All-day: start is a date (end the last day). Reports events it overlaps: tell the user. With attendees, invitations wait for the user\'s YES. Refuses (saving nothing) a local time that does not exist or happens twice that night (DST).',
       mutates: true,
       inputSchema: createInput,
-      confirmation: async (input, context) => {
+      confirmation: async (given, context) => {
+        // Names that need the user (nobody, or several people) are not asked about here: the call runs and says so.
+        const named = await withInvitees(given, context);
+        if (!named.ok) return undefined;
+        const { input } = named;
         if (!input.attendees?.length) return undefined;
         const built = draftOf(input, context.timezone);
         if (!built.ok) return undefined;
         const when = describeWhen(built.draft);
         const invitees = input.attendees.join(', ');
-        return { question: `Add "${input.title}" on ${when} and invite ${invitees}?`, done: `Added "${input.title}" (${when}) and invited ${invitees}.` };
+        return { question: `Add "${input.title}" on ${when} and invite ${invitees}?`, done: `Added "${input.title}" (${when}) and invited ${invitees}.`, ...(given.inviteeNames?.length ? { input } : {}) };
       },
-      run: async (input, context) => {
+      run: async (given, context) => {
+        const named = await withInvitees(given, context);
+        if (!named.ok) return named.result;
+        const { input } = named;
         const built = draftOf(input, context.timezone);
         if (!built.ok) return toolError(built.error);
+        // Names resolved only now (the contacts changed since the question was not asked): invitations still wait for YES.
+        if (given.inviteeNames?.length && !context.confirmed) return toolError("Inviting people needs the user's YES to the exact invitation. Nothing was saved; call again.");
         const calendar = await calendars.calendarOf(context.userId);
         const created = await calendar.provider.createEvent(built.draft);
         const clashes = created.allDay ? [] : (await calendar.provider.listEvents({ from: created.startsAt, to: created.endsAt }, context.timezone)).filter((event) => !event.allDay && !sameSeries(event.id, created.id));

@@ -7,6 +7,8 @@ import type { ConnectionStore } from '../../connections/connection-store.js';
 import { GOOGLE_CONTACTS_PURPOSE, type GoogleContacts } from '../../contacts/google-contacts.js';
 import type { ContactService, ContactView } from '../../contacts/contact-service.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition } from '../../tools/tool.js';
+import { toolLanguage } from '../../tools/bulk-change.js';
+import { say } from '../../texts/texts.js';
 
 const contactId = z.string().uuid().describe('The contact id, from find_contacts');
 const names = z.array(z.string().trim().min(1).max(80)).max(10);
@@ -153,7 +155,8 @@ export function contactTools(contacts: ContactService, countryOf: UserCountry, a
       async confirmation(input, context) {
         const contact = await contacts.get(context.userId, input.contactId);
         if (!contact) return undefined;
-        return { question: `Delete ${contact.name} from your contacts?`, done: `Deleted ${contact.name} from your contacts.` };
+        const language = toolLanguage(context);
+        return { question: say(language, 'contactDeleteAsk', { name: contact.name }), done: say(language, 'contactDeleted', { name: contact.name }) };
       },
       run: async (input, context) => {
         const removed = await contacts.remove(context.userId, input.contactId);

@@ -8,6 +8,9 @@ import { localToInstant } from '../../reminders/reminder-schedule.js';
 import { dateTimeInputSchema, resolveDateTimeInput } from '../../tools/date-time-input.js';
 import { defineTool, ok, toolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../tools/tool.js';
 import { draftPreview, messagesView, searchView } from './email-view.js';
+import { resolveNames, type PeopleFinder } from '../contacts/people-by-name.js';
+import { toolLanguage } from '../../tools/bulk-change.js';
+import { say } from '../../texts/texts.js';
 
 /** What the email tools need. */
 export interface EmailToolDependencies {
@@ -19,7 +22,10 @@ export interface EmailToolDependencies {
    * choosing Gmail or another mailbox, and a Gmail one goes straight to Google's consent.
    */
   connectPurpose?: ((connection?: ConnectionRecord) => string) | undefined;
+  /** The user's contacts, so send_email can take people by name ("email Dana"); absent, only addresses. */
+  people?: PeopleFinder | undefined;
 }
+
 
 /** The connect link's purpose for a mailbox (the IMAP form; the Gmail choice is added beside it). */
 export const EMAIL_CONNECT_PURPOSE = 'imap-email';
@@ -48,7 +54,7 @@ function boundInstant(value: string, zone: string, side: 'since' | 'until'): { o
 }
 
 /** The email-agent's tools: search_emails, get_emails, send_email (names are part of the contract), and connect_email. */
-export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT_PURPOSE }: EmailToolDependencies): ToolDefinition[] {
+export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT_PURPOSE, people }: EmailToolDependencies): ToolDefinition[] {
   /** No usable mailbox: a connect link for the user, as a successful result so the reply is sure to carry it. */
   async function notConnected(lookup: Exclude<MailboxLookup, { kind: 'ready' }> | { kind: 'refused'; connection: ConnectionRecord }, context: ToolContext): Promise<ToolResult> {
     const connection = lookup.kind === 'none' ? undefined : lookup.connection;
@@ -87,6 +93,7 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
   const sendInput = z
     .object({
       to: z.array(address).max(20).optional().describe('Recipients (addresses the user gave). Leave out with replyTo: the reply goes to the sender.'),
+      toNames: z.array(z.string().trim().min(1).max(120)).max(10).optional().describe('People from the user\'s contacts, by the name the user used ("Dana", "mom"): Herald finds their address, and asks the user which one itself when several match'),
       cc: z.array(address).max(20).optional(),
       subject: z.string().trim().max(300).optional().describe('Leave out with replyTo ("Re: …" is used)'),
       body: z.string().trim().min(1).max(10_000).describe('The whole text of the email, in the user\'s voice, signed with their name when known'),
@@ -94,12 +101,30 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
       inReplyTo: z.string().max(1000).optional().describe('Set by Herald for replies; leave out'),
       references: z.array(z.string().max(1000)).max(100).optional().describe('Set by Herald for replies; leave out'),
     })
-    .refine((input) => (input.to?.length ?? 0) > 0 || input.replyTo, 'give "to" (an address) or "replyTo" (an email id)');
+    .refine((input) => (input.to?.length ?? 0) > 0 || (input.toNames?.length ?? 0) > 0 || input.replyTo, 'give "to" (an address), "toNames" (people in the contacts) or "replyTo" (an email id)');
   type SendInput = z.output<typeof sendInput>;
 
+  /**
+   * The addresses of the people named (toNames), added to `to`. Several people for a name: the
+   * call fails with Herald's own numbered choice, each candidate this call with that person's
+   * address pinned, so the user's "2" drafts to exactly her (then asks YES) with no model.
+   */
+  async function withNames(input: SendInput, context: ToolContext): Promise<{ ok: true; input: SendInput; names: Map<string, string> } | { ok: false; result: ToolResult }> {
+    const wanted = input.toNames ?? [];
+    if (wanted.length === 0) return { ok: true, input, names: new Map() };
+    if (!people) return { ok: false, result: toolError('Herald has no contacts to look names up in here: give the addresses in "to". Nothing was drafted.') };
+    const resolved = await resolveNames(people, context.userId, wanted, input.to ?? [], 'nothing was drafted');
+    if (resolved.ok) return { ok: true, input: { ...input, to: resolved.addresses, toNames: undefined }, names: resolved.names };
+    if (resolved.kind === 'unknown') return { ok: false, result: toolError(resolved.error) };
+    const candidates = resolved.matches.map((match) => ({ label: match.label, input: { ...input, to: [...resolved.addresses, match.address], toNames: resolved.rest.length > 0 ? resolved.rest : undefined } }));
+    return { ok: false, result: toolError(resolved.error, { choice: { candidates } }) };
+  }
+
   /** The exact mail a send would be: a reply's recipient, subject and thread come from the mail answered. */
-  async function draftOf(input: SendInput, context: ToolContext): Promise<{ ok: true; draft: SendInput & { to: string[]; subject: string }; names: Map<string, string> } | { ok: false; result: ToolResult }> {
-    const names = new Map<string, string>();
+  async function draftOf(given: SendInput, context: ToolContext): Promise<{ ok: true; draft: SendInput & { to: string[]; subject: string }; names: Map<string, string> } | { ok: false; result: ToolResult }> {
+    const resolved = await withNames(given, context);
+    if (!resolved.ok) return resolved;
+    const { input, names } = resolved;
     if (!input.replyTo) return { ok: true, draft: { ...input, to: input.to ?? [], subject: input.subject || '(no subject)', replyTo: undefined }, names };
     let found: { to: MailAddress[]; subject: string; inReplyTo?: string | undefined; references: string[] } | undefined;
     const result = await onMailbox(context, async ({ provider }) => {
@@ -116,7 +141,7 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
     if (!found) return { ok: false, result };
     for (const recipient of found.to) if (recipient.name) names.set(recipient.address.toLowerCase(), recipient.name);
     const to = input.to && input.to.length > 0 ? input.to : found.to.map((recipient) => recipient.address.toLowerCase());
-    return { ok: true, draft: { to, cc: input.cc, subject: input.subject || found.subject, body: input.body, replyTo: undefined, inReplyTo: found.inReplyTo, references: found.references }, names };
+    return { ok: true, draft: { to, cc: input.cc, subject: input.subject || found.subject, body: input.body, replyTo: undefined, toNames: undefined, inReplyTo: found.inReplyTo, references: found.references }, names };
   }
 
   return [
@@ -172,10 +197,11 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
         const { draft, names } = built;
         // Parentheses, not angle brackets: replies are plain text, and SMS formatting drops <…>.
         const recipients = draft.to.map((recipient) => (names.get(recipient) ? `${names.get(recipient)} (${recipient})` : recipient)).join(', ');
-        const cc = draft.cc && draft.cc.length > 0 ? `\nCc: ${draft.cc.join(', ')}` : '';
+        const cc = draft.cc && draft.cc.length > 0 ? say(toolLanguage(context), 'mailCc', { list: draft.cc.join(', ') }) : '';
+        const language = toolLanguage(context);
         return {
-          question: `Send this email to ${recipients}?${cc}\nSubject: ${draft.subject}\n"${draftPreview(draft.body)}"`,
-          done: `Sent your email to ${draft.to.join(', ')} ("${draft.subject}").`,
+          question: say(language, 'mailSendAsk', { recipients, cc, subject: draft.subject, preview: draftPreview(draft.body) }),
+          done: say(language, 'mailSent', { recipients: draft.to.join(', '), subject: draft.subject }),
           input: draft,
         };
       },
@@ -207,15 +233,13 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
         if (!listed || listed.length === 0) return undefined;
         // YES files exactly the messages shown, never what a later search would find.
         const ids = listed.map((message) => message.id);
+        const language = toolLanguage(context);
         const lines = listed.slice(0, FILING_LIST_LINES).map((message, index) => `${index + 1}) ${message.from.name || message.from.address}: ${message.subject || '(no subject)'}`);
-        if (listed.length > FILING_LIST_LINES) lines.push(`…and ${listed.length - FILING_LIST_LINES} more`);
-        const what = `${listed.length === 1 ? 'this email' : `these ${listed.length} emails`}`;
-        const verb = input.action === 'delete' ? 'Delete' : input.action === 'archive' ? 'Archive' : `Move to "${input.folder}"`;
-        return {
-          question: `${verb} ${what}?\n${lines.join('\n')}`,
-          done: `${input.action === 'delete' ? 'Deleted' : input.action === 'archive' ? 'Archived' : `Moved to "${input.folder}"`} ${listed.length === 1 ? '1 email' : `${listed.length} emails`}.`,
-          input: { ...input, ids },
-        };
+        if (listed.length > FILING_LIST_LINES) lines.push(say(language, 'mailListMore', { count: listed.length - FILING_LIST_LINES }));
+        const one = listed.length === 1;
+        const [ask, done] = input.action === 'delete' ? (one ? (['mailDeleteOne', 'mailDeletedOne'] as const) : (['mailDeleteMany', 'mailDeletedMany'] as const)) : input.action === 'archive' ? (one ? (['mailArchiveOne', 'mailArchivedOne'] as const) : (['mailArchiveMany', 'mailArchivedMany'] as const)) : one ? (['mailMoveOne', 'mailMovedOne'] as const) : (['mailMoveMany', 'mailMovedMany'] as const);
+        const values = { count: listed.length, folder: input.folder ?? '', lines: lines.join('\n') };
+        return { question: say(language, ask, values), done: say(language, done, values), input: { ...input, ids } };
       },
       run: async (input, context) => {
         if (!context.confirmed && (input.action === 'delete' || ((input.action === 'archive' || input.action === 'move') && input.ids.length > 1))) {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { NoteService, NoteView } from '../../notes/note-service.js';
 import { NOTE_MAX_CHARACTERS, NOTE_MAX_TAGS } from '../../notes/note-service.js';
 import type { PageService } from '../../pages/page-service.js';
+import { say } from '../../texts/texts.js';
+import { toolLanguage } from '../../tools/bulk-change.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../../tools/tool.js';
 
 /** A note body longer than this is shown as a page (a link), not pasted into a text. */
@@ -92,7 +94,8 @@ export function noteTools(notes: NoteService, pages: PageService | undefined): T
         const note = await notes.get(context.userId, input.noteId);
         // No such note: the call runs and says so, nothing to ask about.
         if (!note) return undefined;
-        return { question: `Delete the note "${note.title}"?`, done: `Deleted the note "${note.title}".` };
+        const language = toolLanguage(context);
+        return { question: say(language, 'noteDeleteAsk', { title: note.title }), done: say(language, 'noteDeleted', { title: note.title }) };
       },
       run: async (input, context) => {
         const removed = await notes.remove(context.userId, input.noteId);
