@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { readMigrations } from '../../src/db/migrator.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
@@ -33,13 +33,14 @@ describe('openDatabase without a URL (embedded Postgres)', { timeout: 180_000 },
   const serverRunning = () => existsSync(path.join(clusterDir(), 'postmaster.pid'));
   const portOf = (database: Database) => Number(new URL(database.url).port);
 
-  beforeAll(async () => {
+  // Each test its own cluster: none may lean on what another left (CI runs them in random order).
+  beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'herald-embedded-test-'));
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     // Whatever a failing test left open; close() is idempotent and the last one stops the server.
-    for (const database of opened) await database.close();
+    for (const database of opened.splice(0)) await database.close();
     expect(serverRunning()).toBe(false);
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -76,12 +77,7 @@ describe('openDatabase without a URL (embedded Postgres)', { timeout: 180_000 },
     const second = await open();
     expect(portOf(second)).toBe(portOf(first));
 
-    await second.prisma.fact.deleteMany();
-    const user = await second.prisma.user.upsert({
-      where: { phone: '+447700900456' },
-      create: { phone: '+447700900456', timezone: 'Europe/London' },
-      update: {},
-    });
+    const user = await second.prisma.user.create({ data: { phone: '+447700900456', timezone: 'Europe/London' } });
 
     // The reusing process lets go: the first one keeps working on the same server.
     await second.close();
@@ -95,10 +91,11 @@ describe('openDatabase without a URL (embedded Postgres)', { timeout: 180_000 },
   it('keeps the server up for the reusing process when the one that started it closes first', async () => {
     const first = await open();
     const second = await open();
+    await first.prisma.user.create({ data: { phone: '+447700900789', timezone: 'Europe/London' } });
 
     await first.close();
     expect(serverRunning()).toBe(true);
-    expect(await second.prisma.user.count()).toBeGreaterThan(0);
+    expect(await second.prisma.user.count()).toBe(1);
 
     await second.close();
     expect(serverRunning()).toBe(false);
