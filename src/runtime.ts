@@ -25,6 +25,8 @@ import { orchestrate, type OrchestratorDependencies } from './orchestrator/orche
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
 import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
+import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobData } from './learning/fact-learner.js';
+import { QuietHours } from './users/quiet-hours.js';
 import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
@@ -143,6 +145,10 @@ export interface Herald {
   worker: TurnWorker;
   /** Prometheus metrics (a no-op without METRICS_TOKEN). */
   metrics: HeraldMetrics;
+  /** Background fact learning (src/learning): its job's handler is `learn`. */
+  learning: FactLearner;
+  /** Each user's quiet hours (src/users/quiet-hours.ts). */
+  quietHours: QuietHours;
   /** Starts the queue, the turn workers and recovery (does not listen). */
   start(): Promise<void>;
   /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
@@ -322,6 +328,24 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const subjects = new ConversationSubjects(prisma, clock, config.reminders.replyWindowMs);
   // Fixed texts follow the language a message is written in; the detector loads once, here.
   await loadLanguageDetector();
+  const budgetGuard = new BudgetGuard(
+    prisma,
+    clock,
+    { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
+    logger.child({ component: 'budgets' }),
+  );
+  const quietHours = new QuietHours(config.quietHours);
+  const learning = new FactLearner({
+    prisma,
+    facts,
+    model,
+    role: config.models.agent,
+    budgets: budgetGuard,
+    queue,
+    clock,
+    logger: logger.child({ component: 'learning' }),
+    settings: config.learning,
+  });
   const runner = new TurnRunner({
     questions,
     subjects,
@@ -342,12 +366,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     orchestrate: (context, runOptions) => orchestrate(context, orchestratorDeps, runOptions),
     commands: new HeraldCommands(access, new AdminCommands(access, systemTexts, clock), dataRights),
     budgets: {
-      guard: new BudgetGuard(
-        prisma,
-        clock,
-        { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
-        logger.child({ component: 'budgets' }),
-      ),
+      guard: budgetGuard,
       async notifyOwners(text) {
         for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
       },
@@ -395,6 +414,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
             .schedule(outcome.userId, { startAfter: delivery.deferTurnUntil })
             .catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule a deferred turn; recovery will'));
         } else scheduler.wake();
+        // A learning pass once the conversation pauses; a lost one only means nothing learned from this message yet.
+        await learning.schedule(outcome.userId).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule fact learning'));
         return outcome;
       },
     },
@@ -452,8 +473,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recovery,
     worker: turnWorker,
     metrics,
+    learning,
+    quietHours,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, learningQueueDefinition]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -473,6 +496,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           }
         },
       );
+      await queue.work<LearningJobData>(LEARNING_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
+        await learning.learn(job.data.userId);
+      });
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();
