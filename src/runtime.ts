@@ -27,6 +27,8 @@ import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
 import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobData } from './learning/fact-learner.js';
 import { QuietHours } from './users/quiet-hours.js';
+import { memoryAnswer } from './turns/answers/memory-answer.js';
+import { quietHoursAnswer } from './turns/answers/quiet-hours-answer.js';
 import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
@@ -358,6 +360,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       confirmationAnswer({ questions, runner: actions, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
+      memoryAnswer({ facts, learning, clock }),
+      quietHoursAnswer({ users, quietHours }),
     ],
     prisma,
     users,
@@ -376,6 +380,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'turn' }),
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
+    quietHours,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
   worker = new TurnWorker({

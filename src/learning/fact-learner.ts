@@ -98,6 +98,11 @@ export class FactLearner {
     });
   }
 
+  /** "Forget that": nothing the user has written so far is read by a later pass. */
+  async skipUnread(userId: string): Promise<void> {
+    await this.deps.prisma.user.update({ where: { id: userId }, data: { factsLearnedThrough: this.deps.clock.now() } });
+  }
+
   /** The job: one pass for the user, when their conversation has paused. */
   async learn(userId: string): Promise<LearningOutcome> {
     const { prisma, clock, settings } = this.deps;

@@ -174,6 +174,19 @@ export class FactService {
     return { effect: 'updated', fact: toView(updated) };
   }
 
+  /** The facts written (saved, learned or changed) since `since`, newest first. */
+  async writtenSince(userId: string, since: Date): Promise<FactView[]> {
+    const facts = await this.prisma.fact.findMany({ where: { userId, updatedAt: { gte: since } }, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] });
+    return facts.map(toView);
+  }
+
+  /** Deletes these of the user's facts (others' ids are ignored); returns those deleted. */
+  async removeMany(userId: string, factIds: string[]): Promise<FactView[]> {
+    const facts = await this.prisma.fact.findMany({ where: { userId, id: { in: factIds } } });
+    await this.prisma.fact.deleteMany({ where: { userId, id: { in: facts.map((fact) => fact.id) } } });
+    return facts.map(toView);
+  }
+
   /** Deletes a fact; undefined when the user has no such fact. */
   async remove(userId: string, factId: string): Promise<{ effect: FactEffect; fact: FactView } | undefined> {
     const existing = await this.prisma.fact.findFirst({ where: { id: factId, userId } });

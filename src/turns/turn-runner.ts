@@ -16,6 +16,7 @@ import { blameOf, describeError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { detectLanguage } from '../texts/text-language.js';
 import { readerLanguage } from '../texts/texts.js';
+import type { QuietHours } from '../users/quiet-hours.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { cutNote } from '../context/message-cap.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
@@ -69,6 +70,8 @@ export interface TurnRunnerDependencies {
   longReplies?: LongReplies;
   /** Told how each turn ended (metrics); absent: nobody. */
   onTurnEnd?: (event: TurnEnd) => void;
+  /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
+  quietHours?: Pick<QuietHours, 'isQuiet'>;
 }
 
 /** How a turn ended, for metrics: never its text or its user. */
@@ -253,7 +256,14 @@ export class TurnRunner {
         this.deps.subjects?.of(user.id, turn.latest),
       ]);
       if (subject) context.subject = subject;
-      const onProgress = (text: string) => this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
+      // Quiet hours hold progress messages; the reply comes before they end, so a held one is never sent.
+      const onProgress = async (text: string) => {
+        if (this.deps.quietHours?.isQuiet(user, this.deps.clock.now())) {
+          logger.info({ event: 'progress_held', reason: 'quiet_hours' }, 'quiet hours: no progress message');
+          return;
+        }
+        await this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
+      };
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;

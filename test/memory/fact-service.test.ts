@@ -54,20 +54,20 @@ describe('FactService', () => {
     const other = await facts.remember(userId, { category: 'relationships', subject: 'sister', content: "Sister's name is Dana" });
     expect(other.effect).toBe('created');
     expect(await facts.list(userId)).toEqual([
-      { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegetarian' },
-      { id: other.fact.id, category: 'relationships', subject: 'sister', content: "Sister's name is Dana" },
+      { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegetarian', learned: false },
+      { id: other.fact.id, category: 'relationships', subject: 'sister', content: "Sister's name is Dana", learned: false },
     ]);
     expect((await facts.list(userId, 'relationships')).map((fact) => fact.id)).toEqual([other.fact.id]);
     expect(await facts.list(userId, 'work')).toEqual([]);
 
     const updated = await facts.update(userId, saved.fact.id, { content: 'Is vegan' });
-    expect(updated).toEqual({ effect: 'updated', fact: { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegan' } });
+    expect(updated).toEqual({ effect: 'updated', fact: { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegan', learned: false } });
     const recategorized = await facts.update(userId, saved.fact.id, { category: 'health' });
     expect(recategorized?.fact).toMatchObject({ category: 'health', content: 'Is vegan' });
     expect(await facts.update(userId, saved.fact.id, { content: 'Is vegan', category: 'health' })).toMatchObject({ effect: 'unchanged' });
 
     const removed = await facts.remove(userId, saved.fact.id);
-    expect(removed).toEqual({ effect: 'deleted', fact: { id: saved.fact.id, category: 'health', subject: 'diet', content: 'Is vegan' } });
+    expect(removed).toEqual({ effect: 'deleted', fact: { id: saved.fact.id, category: 'health', subject: 'diet', content: 'Is vegan', learned: false } });
     expect((await rows(userId)).map((fact) => fact.id)).toEqual([other.fact.id]);
     // Gone is gone: a second removal or update finds nothing.
     expect(await facts.remove(userId, saved.fact.id)).toBeUndefined();
