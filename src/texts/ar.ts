@@ -117,7 +117,7 @@ export const ar: TextTable = {
   zoneDone: "منطقتك الزمنية الآن {zone}.",
   memoryIntro: "هذا ما أعرفه عنك:",
   memoryLearned: "(عرفته من محادثاتنا)",
-  memoryOutro: "قل \"انسَ …\" وسأحذف ما تريد.",
+  memoryOutro: "قل \"انسَ ...\" وسأحذف ما تريد.",
   memoryEmpty: "لا أعرف عنك شيئًا بعد.",
   memoryForgot: "تم، نسيت: {facts}.",
   memoryWontKeep: "حسنًا، لن أتذكر ذلك.",

@@ -117,7 +117,7 @@ export const de: TextTable = {
   zoneDone: "Deine Zeitzone ist jetzt {zone}.",
   memoryIntro: "Das weiß ich über dich:",
   memoryLearned: "(aus unseren Chats)",
-  memoryOutro: "Sag „vergiss …“ und ich lösche, was du willst.",
+  memoryOutro: "Sag „vergiss ...“ und ich lösche, was du willst.",
   memoryEmpty: "Ich weiß noch nichts über dich.",
   memoryForgot: "Erledigt, vergessen: {facts}.",
   memoryWontKeep: "Okay, das merke ich mir nicht.",

@@ -131,7 +131,7 @@ export const en = {
   zoneDone: "Your time zone is now {zone}.",
   memoryIntro: "Here's what I know about you:",
   memoryLearned: "(picked up from our chats)",
-  memoryOutro: "Say \"forget …\" and I'll drop anything you like.",
+  memoryOutro: "Say \"forget ...\" and I'll drop anything you like.",
   memoryEmpty: "I don't know anything about you yet.",
   memoryForgot: "Done, I've forgotten: {facts}.",
   memoryWontKeep: "OK, I won't remember that.",

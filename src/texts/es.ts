@@ -117,7 +117,7 @@ export const es: TextTable = {
   zoneDone: "Tu zona horaria ahora es {zone}.",
   memoryIntro: "Esto es lo que sé de ti:",
   memoryLearned: "(lo saqué de nuestras charlas)",
-  memoryOutro: "Di \"olvida …\" y borro lo que quieras.",
+  memoryOutro: "Di \"olvida ...\" y borro lo que quieras.",
   memoryEmpty: "Todavía no sé nada de ti.",
   memoryForgot: "Hecho, he olvidado: {facts}.",
   memoryWontKeep: "De acuerdo, no lo recordaré.",

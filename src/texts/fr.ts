@@ -117,7 +117,7 @@ export const fr: TextTable = {
   zoneDone: "Votre fuseau horaire est maintenant {zone}.",
   memoryIntro: "Voici ce que je sais de toi :",
   memoryLearned: "(appris dans nos échanges)",
-  memoryOutro: "Dis « oublie … » et j'efface ce que tu veux.",
+  memoryOutro: "Dis « oublie ... » et j'efface ce que tu veux.",
   memoryEmpty: "Je ne sais encore rien de toi.",
   memoryForgot: "C'est fait, j'ai oublié : {facts}.",
   memoryWontKeep: "D'accord, je ne le retiendrai pas.",

@@ -117,7 +117,7 @@ export const he: TextTable = {
   zoneDone: "אזור הזמן שלך הוא עכשיו {zone}.",
   memoryIntro: "זה מה שאני יודע עליך:",
   memoryLearned: "(למדתי מהשיחות שלנו)",
-  memoryOutro: "אמרו \"תשכח …\" ואמחק כל דבר.",
+  memoryOutro: "אמרו \"תשכח ...\" ואמחק כל דבר.",
   memoryEmpty: "אני עוד לא יודע עליך כלום.",
   memoryForgot: "בוצע, שכחתי: {facts}.",
   memoryWontKeep: "בסדר, לא אזכור את זה.",

@@ -117,7 +117,7 @@ export const pt: TextTable = {
   zoneDone: "Seu fuso horário agora é {zone}.",
   memoryIntro: "Isto é o que sei sobre você:",
   memoryLearned: "(aprendi nas nossas conversas)",
-  memoryOutro: "Diga \"esqueça …\" e eu apago o que quiser.",
+  memoryOutro: "Diga \"esqueça ...\" e eu apago o que quiser.",
   memoryEmpty: "Ainda não sei nada sobre você.",
   memoryForgot: "Pronto, esqueci: {facts}.",
   memoryWontKeep: "Certo, não vou lembrar disso.",

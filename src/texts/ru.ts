@@ -117,7 +117,7 @@ export const ru: TextTable = {
   zoneDone: "Теперь ваш часовой пояс — {zone}.",
   memoryIntro: "Вот что я о вас знаю:",
   memoryLearned: "(узнал из наших разговоров)",
-  memoryOutro: "Скажите «забудь …», и я удалю что угодно.",
+  memoryOutro: "Скажите «забудь ...», и я удалю что угодно.",
   memoryEmpty: "Я пока ничего о вас не знаю.",
   memoryForgot: "Готово, забыл: {facts}.",
   memoryWontKeep: "Хорошо, не буду это запоминать.",
