@@ -27,6 +27,7 @@ import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
 import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobData } from './learning/fact-learner.js';
 import { QuietHours } from './users/quiet-hours.js';
+import { MOVE_REMINDERS_ACTION, ReminderTravel } from './reminders/reminder-travel.js';
 import { memoryAnswer } from './turns/answers/memory-answer.js';
 import { quietHoursAnswer } from './turns/answers/quiet-hours-answer.js';
 import { ListService } from './lists/list-service.js';
@@ -231,6 +232,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recheckAfterMs: dispatchClaimMs + 5_000,
     access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
+  const travel = new ReminderTravel(prisma, reminders);
   const lists = new ListService(prisma, clock);
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),
@@ -322,7 +324,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         ? dataRights.eraseTool
         : agent === TIMEZONE_FROM_PIN_ACTION.agent && tool === TIMEZONE_FROM_PIN_ACTION.tool
           ? media.timezoneTool
-          : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+          : agent === MOVE_REMINDERS_ACTION.agent && tool === MOVE_REMINDERS_ACTION.tool
+            ? travel.moveTool()
+            : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
   );
@@ -381,6 +385,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
     quietHours,
+    travel,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
   worker = new TurnWorker({

@@ -128,4 +128,5 @@ export const de: TextTable = {
   dateReminderBirthday: "Morgen hat {who} Geburtstag.",
   dateReminderAnniversary: "Morgen ist euer Jahrestag.",
   travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
+  travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen folgen jetzt der Zeit in {zone}.",
 };

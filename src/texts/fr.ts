@@ -128,4 +128,5 @@ export const fr: TextTable = {
   dateReminderBirthday: "C'est l'anniversaire de {who} demain.",
   dateReminderAnniversary: "C'est ton anniversaire de mariage demain.",
   travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
+  travelMoved: "C'est fait : tes rappels répétés suivent maintenant l'heure de {zone}.",
 };

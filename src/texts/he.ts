@@ -128,4 +128,5 @@ export const he: TextTable = {
   dateReminderBirthday: "מחר יום ההולדת של {who}.",
   dateReminderAnniversary: "מחר יום הנישואין שלכם.",
   travelQuestion: "עכשיו אתם לפי שעון {zone}. להעביר איתכם את התזכורות החוזרות (9:00 נשאר 9:00 איפה שאתם)? כן כדי להעביר, לא כדי להשאיר לפי שעון {home}.",
+  travelMoved: "בוצע: התזכורות החוזרות שלכם עוברות עכשיו לפי שעון {zone}.",
 };

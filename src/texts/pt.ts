@@ -128,4 +128,5 @@ export const pt: TextTable = {
   dateReminderBirthday: "Amanhã é o aniversário de {who}.",
   dateReminderAnniversary: "Amanhã é o seu aniversário de casamento.",
   travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
+  travelMoved: "Pronto: seus lembretes repetidos agora seguem o horário de {zone}.",
 };

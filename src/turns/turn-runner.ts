@@ -17,6 +17,8 @@ import { estimateTokens } from '../shared/tokens.js';
 import { detectLanguage } from '../texts/text-language.js';
 import { readerLanguage } from '../texts/texts.js';
 import type { QuietHours } from '../users/quiet-hours.js';
+import type { ReminderTravel } from '../reminders/reminder-travel.js';
+import { confirmationQuestion } from '../questions/pending-question.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { cutNote } from '../context/message-cap.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
@@ -70,6 +72,8 @@ export interface TurnRunnerDependencies {
   longReplies?: LongReplies;
   /** Told how each turn ended (metrics); absent: nobody. */
   onTurnEnd?: (event: TurnEnd) => void;
+  /** After a turn that changed the user's time zone: the question whether repeating reminders move too (src/reminders/reminder-travel.ts). */
+  travel?: Pick<ReminderTravel, 'questionAfter'>;
   /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
   quietHours?: Pick<QuietHours, 'isQuiet'>;
 }
@@ -196,6 +200,11 @@ export class TurnRunner {
       outcome = spent ?? (await this.answer(turn, signal));
     }
     if (signal.aborted) throw interruption(signal);
+    if (this.deps.travel && outcome.reply && !outcome.questions?.length) {
+      // The turn moved the user to another zone: asked once, here, whether repeating reminders follow.
+      const ask = await this.deps.travel.questionAfter(user.id, user.timezone, turn.language);
+      if (ask) outcome = { ...outcome, reply: `${outcome.reply}\n\n${ask.question}`, questions: [confirmationQuestion(ask)] };
+    }
     if (outcome.reply && this.deps.longReplies) {
       // A question the user must answer by text (a confirmation, a choice) stays in the text, last.
       const reply = outcome.reply;
