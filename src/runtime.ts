@@ -27,6 +27,7 @@ import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
 import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobData } from './learning/fact-learner.js';
 import { QuietHours } from './users/quiet-hours.js';
+import { DateOffers } from './learning/date-offers.js';
 import { MOVE_REMINDERS_ACTION, ReminderTravel } from './reminders/reminder-travel.js';
 import { memoryAnswer } from './turns/answers/memory-answer.js';
 import { quietHoursAnswer } from './turns/answers/quiet-hours-answer.js';
@@ -351,6 +352,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     clock,
     logger: logger.child({ component: 'learning' }),
     settings: config.learning,
+    offers: new DateOffers({ prisma, outbox, questions, scheduler, quietHours, clock, logger: logger.child({ component: 'learning' }) }),
   });
   const runner = new TurnRunner({
     questions,
@@ -507,7 +509,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         },
       );
       await queue.work<LearningJobData>(LEARNING_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
-        await learning.learn(job.data.userId);
+        if (job.data.dates) await learning.offerDates(job.data.userId, job.data.dates);
+        else await learning.learn(job.data.userId);
       });
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();

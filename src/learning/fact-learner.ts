@@ -8,6 +8,7 @@ import { roleRequest, type RoleModel } from '../model/model-roles.js';
 import type { JobQueue, QueueDefinition } from '../queue/job-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError } from '../shared/errors.js';
+import type { DateOffers } from './date-offers.js';
 import {
   askedToRemember,
   LEARNING_SYSTEM,
@@ -24,9 +25,10 @@ import {
 /** The queue of learning passes: at most one waiting per user. */
 export const LEARNING_QUEUE = 'fact-learning';
 
-/** A pass's job: whose messages. */
+/** A pass's job: whose messages; or, with `dates`, an offer quiet hours held. */
 export interface LearningJobData {
   userId: string;
+  dates?: LearnedDate[];
 }
 
 /** A pass that dies is simply retried: it reads from the same mark. */
@@ -81,8 +83,8 @@ export class FactLearner {
       clock: Clock;
       logger: Logger;
       settings: LearningSettings;
-      /** Kept facts that carry a birthday or an anniversary (an offer of a reminder may follow). */
-      onDates?: (userId: string, dates: LearnedDate[]) => Promise<void>;
+      /** Offers a yearly reminder for a learned birthday or anniversary (src/learning/date-offers.ts); absent: none. */
+      offers?: Pick<DateOffers, 'offer' | 'contactDates'>;
     },
   ) {}
 
@@ -208,10 +210,23 @@ export class FactLearner {
       if (proposal.date && saved.fact.learned && saved.effect !== 'unchanged') dates.push({ ...proposal.date, factId: saved.fact.id });
     }
     logger.info({ event: 'learning_pass', messages: readable.length, proposed: proposals.valid.length + proposals.invalid, stored, dropped, costUsd }, 'fact learning pass');
-    if (dates.length > 0 && this.deps.onDates) {
-      await this.deps.onDates(userId, dates).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not offer a reminder for a learned date'));
-    }
+    await this.offerDates(userId, dates).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not offer a reminder for a learned date'));
     return { kind: 'learned', proposed: proposals.valid.length + proposals.invalid, stored, dropped, costUsd };
+  }
+
+  /**
+   * Offers a reminder for the first important date not offered before: one just learned, else
+   * a birthday of a contact the user told Herald about. Quiet hours hold it: a job asks again when they end.
+   */
+  async offerDates(userId: string, learned: LearnedDate[]): Promise<void> {
+    const offers = this.deps.offers;
+    if (!offers) return;
+    const dates = [...learned, ...(await offers.contactDates(userId))];
+    if (dates.length === 0) return;
+    const outcome = await offers.offer(userId, dates);
+    if (outcome.kind === 'held') {
+      await this.deps.queue.enqueue(LEARNING_QUEUE, { userId, dates: learned } satisfies LearningJobData, { startAfter: outcome.until, singletonKey: `offer:${userId}` });
+    }
   }
 
   /** The pass's cost, on the user's day like a turn's (the budget sums turns) and the deployment's. */

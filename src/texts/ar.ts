@@ -129,4 +129,5 @@ export const ar: TextTable = {
   dateReminderAnniversary: "غدًا ذكرى زواجك.",
   travelQuestion: "أنت الآن على توقيت {zone}. هل أنقل تذكيراتك المتكررة معك (تبقى 9:00 هي 9:00 حيث أنت)؟ نعم لنقلها، لا لإبقائها على توقيت {home}.",
   travelMoved: "تم: تذكيراتك المتكررة تتبع الآن توقيت {zone}.",
+  dateOfferDone: "تم: سأذكّرك كل عام في {date}.",
 };

@@ -129,4 +129,5 @@ export const de: TextTable = {
   dateReminderAnniversary: "Morgen ist euer Jahrestag.",
   travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
   travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen folgen jetzt der Zeit in {zone}.",
+  dateOfferDone: "Erledigt: Ich erinnere dich jedes Jahr am {date}.",
 };

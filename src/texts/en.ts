@@ -143,6 +143,7 @@ export const en = {
   dateReminderAnniversary: "Your anniversary is tomorrow.",
   travelQuestion: "You're on {zone} time now. Should your repeating reminders move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
   travelMoved: "Done: your repeating reminders now follow {zone} time.",
+  dateOfferDone: "Done: I'll remind you every year on {date}.",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

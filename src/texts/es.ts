@@ -129,4 +129,5 @@ export const es: TextTable = {
   dateReminderAnniversary: "Mañana es tu aniversario.",
   travelQuestion: "Ahora estás en hora de {zone}. ¿Muevo tus recordatorios repetidos contigo (las 9:00 siguen siendo las 9:00 donde estés)? SÍ para moverlos, NO para dejarlos en hora de {home}.",
   travelMoved: "Hecho: tus recordatorios repetidos siguen ahora la hora de {zone}.",
+  dateOfferDone: "Hecho: te lo recordaré cada año el {date}.",
 };

@@ -129,4 +129,5 @@ export const fr: TextTable = {
   dateReminderAnniversary: "C'est ton anniversaire de mariage demain.",
   travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
   travelMoved: "C'est fait : tes rappels répétés suivent maintenant l'heure de {zone}.",
+  dateOfferDone: "C'est fait : je te le rappellerai chaque année le {date}.",
 };

@@ -129,4 +129,5 @@ export const he: TextTable = {
   dateReminderAnniversary: "מחר יום הנישואין שלכם.",
   travelQuestion: "עכשיו אתם לפי שעון {zone}. להעביר איתכם את התזכורות החוזרות (9:00 נשאר 9:00 איפה שאתם)? כן כדי להעביר, לא כדי להשאיר לפי שעון {home}.",
   travelMoved: "בוצע: התזכורות החוזרות שלכם עוברות עכשיו לפי שעון {zone}.",
+  dateOfferDone: "בוצע: אזכיר לכם בכל שנה ב-{date}.",
 };

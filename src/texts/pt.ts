@@ -129,4 +129,5 @@ export const pt: TextTable = {
   dateReminderAnniversary: "Amanhã é o seu aniversário de casamento.",
   travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
   travelMoved: "Pronto: seus lembretes repetidos agora seguem o horário de {zone}.",
+  dateOfferDone: "Pronto: vou lembrar você todo ano em {date}.",
 };
