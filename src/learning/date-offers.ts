@@ -10,7 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { say, textLanguageOf } from '../texts/texts.js';
 import type { QuietHours } from '../users/quiet-hours.js';
-import type { LearnedDate } from './fact-learner.js';
+import type { LearnedDate } from './learned-facts.js';
 
 /** How long an offer waits for its YES: a day (it comes unasked, so the user may not be looking). */
 export const OFFER_TTL_MS = 24 * 60 * 60 * 1000;

@@ -19,8 +19,11 @@ import {
   saysRememberNothing,
   SPECIAL_CATEGORIES,
   storedCategory,
+  type LearnedDate,
   type ProposedFact,
 } from './learned-facts.js';
+
+export type { LearnedDate } from './learned-facts.js';
 
 /** The queue of learning passes: at most one waiting per user. */
 export const LEARNING_QUEUE = 'fact-learning';
@@ -38,15 +41,6 @@ export const learningQueueDefinition: QueueDefinition = { name: LEARNING_QUEUE, 
 export interface LearningSettings {
   enabled: boolean;
   delayMs: number;
-}
-
-/** A date a kept fact carries: what an offer of a yearly reminder is made from. */
-export interface LearnedDate {
-  kind: 'birthday' | 'anniversary';
-  who: string;
-  month: number;
-  day: number;
-  factId: string;
 }
 
 /** What a pass did, for tests and logs. */

@@ -26,6 +26,16 @@ export const proposalCategories = [
   'one_off',
 ] as const;
 
+/** A date a kept fact carries: what an offer of a yearly reminder is made from. */
+export interface LearnedDate {
+  kind: 'birthday' | 'anniversary';
+  who: string;
+  month: number;
+  day: number;
+  /** The fact (or contact) it came from. */
+  factId: string;
+}
+
 /** Special categories: never learned unless the user asked Herald to remember. */
 export const SPECIAL_CATEGORIES: ReadonlySet<string> = new Set(['health', 'religion', 'politics', 'sexuality', 'finances']);
 
