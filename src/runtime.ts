@@ -66,7 +66,7 @@ import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
 import { AdminCommands } from './access/admin-commands.js';
-import { SystemTexts } from './access/system-texts.js';
+import { HELD_NOTICE_QUEUE, heldNoticeQueueDefinition, SystemTexts, type HeldNoticeJobData } from './access/system-texts.js';
 import { BudgetGuard } from './budgets/budget-guard.js';
 import { resolveEncryptionKey } from './connections/encryption-key.js';
 import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
@@ -267,7 +267,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const strangerHashKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald stranger notice').digest();
   const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
-  const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
+  const quietHours = new QuietHours(config.quietHours);
+  const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }), { hours: quietHours, queue });
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
   const exportKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald data export').digest();
   const dataExport = new DataExport(prisma, exportKey, clock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl });
@@ -341,7 +342,6 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
     logger.child({ component: 'budgets' }),
   );
-  const quietHours = new QuietHours(config.quietHours);
   const learning = new FactLearner({
     prisma,
     facts,
@@ -488,7 +488,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     learning,
     quietHours,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, learningQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, learningQueueDefinition, heldNoticeQueueDefinition]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -511,6 +511,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await queue.work<LearningJobData>(LEARNING_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
         if (job.data.dates) await learning.offerDates(job.data.userId, job.data.dates);
         else await learning.learn(job.data.userId);
+      });
+      await queue.work<HeldNoticeJobData>(HELD_NOTICE_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
+        await systemTexts.send(job.data.phone, job.data.text, job.data.purpose);
       });
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();

@@ -12,7 +12,7 @@ import { textingUser } from '../helpers/texting-user.js';
 describe('quiet hours', () => {
   const clock = new ManualClock('2026-11-24T15:00:00Z');
   // Every plan is "long": the progress message is due at once.
-  const chat = textingUser({ clock, startAt: '2026-11-24T15:00:00Z', firstPhone: 7300, harness: { env: { PROGRESS_AFTER_MS: '1' } } });
+  const chat = textingUser({ clock, startAt: '2026-11-24T15:00:00Z', firstPhone: 7300, harness: { env: { PROGRESS_AFTER_MS: '1', QUIET_HOURS: '22:00-07:00' } } });
   const quietHours = async () => (await chat.harness.database.prisma.user.findUniqueOrThrow({ where: { id: chat.userId } })).quietHours;
 
   it('are set by text, without a model', async () => {
@@ -49,5 +49,28 @@ describe('quiet hours', () => {
     await chat.harness.inbound({ from: chat.phone, body: 'Plan my whole week please' });
     const sent = await chat.harness.repliesTo(chat.phone, before + 2);
     expect(sent[before + 1]!.body).toBe('Here is your long answer.');
+  });
+});
+
+describe('quiet hours hold notices', () => {
+  // After the real clock, so the held notice's job is not due while the test runs.
+  const clock = new ManualClock('2027-02-03T04:30:00Z');
+  const OWNER = '+12125550970';
+  const chat = textingUser({ clock, startAt: '2027-02-03T04:30:00Z', firstPhone: 7350, harness: { env: { ACCESS_MODE: 'invite', OWNER_PHONES: OWNER, QUIET_HOURS: '22:00-07:00' } } });
+
+  it("an invite's welcome at 23:30 waits for 07:00 in the invitee's time", async () => {
+    const friend = '+12125550978';
+    const before = chat.harness.twilio.messages.length;
+    await chat.send(`INVITE ${friend} Hi, this is Sam's assistant`, { from: OWNER });
+    await chat.harness.idle(OWNER);
+    expect(chat.harness.twilio.messages.slice(before).filter((message) => message.to === friend)).toEqual([]);
+    const { rows } = await chat.harness.database.pool.query<{ data: { phone: string; text: string }; start_after: Date }>(
+      `SELECT data, start_after FROM pgboss.job WHERE name = 'held-notice' AND data->>'phone' = $1`,
+      [friend],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.data.text).toContain("Hi, this is Sam's assistant");
+    // 07:00 in New York on 3 February.
+    expect(rows[0]!.start_after).toEqual(new Date('2027-02-03T12:00:00Z'));
   });
 });
