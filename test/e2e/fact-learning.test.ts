@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { textingUser } from '../helpers/texting-user.js';
 
 /**
@@ -48,8 +49,11 @@ describe('fact learning', () => {
     await say("By the way, I'm vegetarian");
     await say('My sister Dana lives in Haifa');
     // One waiting pass per user, however many messages.
-    const { rows } = await chat.harness.database.pool.query(`SELECT start_after FROM pgboss.job WHERE name = 'fact-learning' AND data->>'userId' = $1 AND state = 'created'`, [chat.userId]);
-    expect(rows).toHaveLength(1);
+    const waiting = await eventually(async () => {
+      const { rows } = await chat.harness.database.pool.query(`SELECT start_after FROM pgboss.job WHERE name = 'fact-learning' AND data->>'userId' = $1 AND state = 'created'`, [chat.userId]);
+      return rows.length > 0 ? rows : undefined;
+    }, 'the learning pass scheduled');
+    expect(waiting).toHaveLength(1);
 
     const { outcome, calls } = await pause(
       proposals([
@@ -167,5 +171,26 @@ describe('fact learning', () => {
     clock.advance(DELAY_MS / 2);
     const outcome = await chat.harness.herald.learning.learn(chat.userId);
     expect(outcome.kind).toBe('not_yet');
+  });
+});
+
+describe('fact learning by the queue', () => {
+  // The real clock and a short pause: the job pg-boss holds runs the pass by itself.
+  const clock = new ManualClock(new Date());
+  const chat = textingUser({ clock, startAt: new Date().toISOString(), firstPhone: 7180, harness: { env: { FACT_LEARNING: 'on', FACT_LEARNING_DELAY_MS: '300' } } });
+
+  it('runs one pass once the conversation pauses, after the reply', async () => {
+    // pg-boss runs the job by the database's clock; the pass then checks the pause by Herald's (this one, moved on below).
+    chat.harness.anthropic.setFallback((request) =>
+      isLearning(request) ? proposals([{ category: 'preferences', subject: 'drink', content: 'Drinks oat milk', message: 1 }]) : { text: 'Noted!' },
+    );
+    expect(await chat.send('I only drink oat milk')).toBe('Noted!');
+    clock.advance(1_000);
+    const facts = await eventually(async () => {
+      const found = await chat.harness.database.prisma.fact.findMany({ where: { userId: chat.userId } });
+      return found.length > 0 ? found : undefined;
+    }, 'a fact learned by the queued pass');
+    expect(facts.map((fact) => [fact.content, fact.learned])).toEqual([['Drinks oat milk', true]]);
+    expect(chat.harness.anthropic.requests.filter(isLearning)).toHaveLength(1);
   });
 });

@@ -25,6 +25,23 @@ describe('quiet hours', () => {
     expect(chat.harness.anthropic.requests).toHaveLength(0);
   });
 
+  it('are set by the profile tool when the words are not ones the model-free answer reads', async () => {
+    chat.harness.anthropic.enqueue(
+      { toolCalls: [{ name: 'create_plan', input: { analysis: 'Quiet hours', goal: 'Quiet hours from 21:30', steps: [{ id: 'step_1', agent: 'memory-agent', task: 'Set quiet hours to 21:30-07:00' }] } }] },
+      {
+        toolCalls: [
+          { name: 'update_profile', input: { quietHours: '21:30-07:00' } },
+          { name: 'complete_step', input: { summary: 'Quiet hours set', reply: 'לא אשלח הודעות אחרי 21:30.', updated: [{ description: 'Quiet hours 21:30-07:00' }] } },
+        ],
+      },
+    );
+    // (This file's plans are all "long": an "on it" message comes first, by day.)
+    const before = chat.harness.twilio.messages.filter((message) => message.to === chat.phone).length;
+    await chat.harness.inbound({ from: chat.phone, body: 'אל תשלח לי הודעות אחרי תשע וחצי בערב' });
+    expect((await chat.harness.repliesTo(chat.phone, before + 2))[before + 1]!.body).toBe('לא אשלח הודעות אחרי 21:30.');
+    expect(await quietHours()).toBe('21:30-07:00');
+  });
+
   /** The planner answers only once the turn has decided about its progress message (sent, or held). */
   function slowAnswer(decided: () => Promise<boolean>): ScriptedAnthropicResponse {
     return async () => {
