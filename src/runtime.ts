@@ -388,6 +388,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     onTurnEnd: (event) => turnObserver.turnEnded(event),
     quietHours,
     travel,
+    learning,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
   worker = new TurnWorker({
@@ -426,9 +427,6 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
             .schedule(outcome.userId, { startAfter: delivery.deferTurnUntil })
             .catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule a deferred turn; recovery will'));
         } else scheduler.wake();
-        // A learning pass once the conversation pauses, off the webhook's answer (not awaited); a lost one only
-        // means nothing learned from this message until the user's next.
-        void learning.schedule(outcome.userId).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule fact learning'));
         return outcome;
       },
     },

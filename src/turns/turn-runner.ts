@@ -72,6 +72,8 @@ export interface TurnRunnerDependencies {
   longReplies?: LongReplies;
   /** Told how each turn ended (metrics); absent: nobody. */
   onTurnEnd?: (event: TurnEnd) => void;
+  /** Background fact learning: each turn schedules a pass for when the conversation pauses; absent: none. */
+  learning?: { schedule(userId: string): Promise<void> };
   /** After a turn that changed the user's time zone: the question whether repeating reminders move too (src/reminders/reminder-travel.ts). */
   travel?: Pick<ReminderTravel, 'questionAfter'>;
   /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
@@ -219,6 +221,9 @@ export class TurnRunner {
     // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
     const written = answeredBy === 'orchestrator' ? detectLanguage(turn.text) : undefined;
     await commitTurn(this.deps, { turnId: turn.turnId, user, batch: turn.batch, keyword: turn.keyword, outcome, fence, ...(written && written !== user.language ? { language: written } : {}) });
+    // A learning pass once the conversation pauses (src/learning); a lost one only means nothing
+    // learned from these messages until the user's next turn.
+    await this.deps.learning?.schedule(user.id).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule fact learning'));
     this.deps.onTurnEnd?.({
       turnId: turn.turnId,
       channel,
