@@ -170,7 +170,8 @@ export class FactService {
     const content = changes.content?.trim() ?? existing.content;
     const category = changes.category ?? existing.category;
     if (content === existing.content && category === existing.category) return { effect: 'unchanged', fact: toView(existing) };
-    const updated = await this.prisma.fact.update({ where: { id: existing.id }, data: { content, category, updatedAt: this.clock.now() } });
+    // A learned fact the user corrected is theirs now: no longer learned, nor tied to the message it came from.
+    const updated = await this.prisma.fact.update({ where: { id: existing.id }, data: { content, category, learned: false, sourceMessageId: null, updatedAt: this.clock.now() } });
     return { effect: 'updated', fact: toView(updated) };
   }
 
