@@ -15,11 +15,11 @@ function placeOf(zone: string): string {
 }
 
 /**
- * Travel (issue 21 item 8): when a turn changed the user's time zone (a profile change, "I'm
- * in Tokyo until Friday", a pin's YES) and they have repeating reminders on another zone's
- * clock, the turn's reply asks once whether those move with them (9:00 stays 9:00 where they
+ * Travel (issue 21 item 8): when the user's time zone changed ("I'm in Tokyo until Friday", a
+ * pin's YES, the profile page) and they have repeating reminders on another zone's clock, the
+ * reply of that turn (or, for a change made on the page, of the next) asks once whether those move with them (9:00 stays 9:00 where they
  * are: YES) or stay on home time (NO: nothing changes). One-off reminders are instants and
- * never move. The question is asked in the turn that made the change, so it is asked once.
+ * never move.
  */
 export class ReminderTravel {
   constructor(
@@ -27,15 +27,27 @@ export class ReminderTravel {
     private readonly reminders: ReminderService,
   ) {}
 
-  /** The question to ask after a turn that started on `zoneBefore`, if the zone changed and anything would move. */
+  /**
+   * The question to ask after a turn, if the user's zone is not the one last settled
+   * (`User.homeTimezone`; before any, the zone the turn started on) and a repeating reminder
+   * would move. A change made outside a turn (the profile page) is asked about at the next turn.
+   * The new zone is settled as it is asked about: asked once.
+   */
   async questionAfter(userId: string, zoneBefore: string, language: TextLanguage): Promise<ConfirmationAsk | undefined> {
-    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
-    if (!user || user.timezone === zoneBefore) return undefined;
+    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true, homeTimezone: true } });
+    if (!user) return undefined;
+    const settled = user.homeTimezone ?? zoneBefore;
+    if (user.timezone === settled) {
+      if (user.homeTimezone === null) await this.prisma.user.updateMany({ where: { id: userId, homeTimezone: null }, data: { homeTimezone: user.timezone } });
+      return undefined;
+    }
+    // Settled now, whether or not anything moves: two turns at once cannot both ask.
+    const claimed = await this.prisma.user.updateMany({ where: { id: userId, timezone: user.timezone, OR: [{ homeTimezone: null }, { homeTimezone: { not: user.timezone } }] }, data: { homeTimezone: user.timezone } });
+    if (claimed.count === 0) return undefined;
     const home = await this.prisma.reminder.findFirst({
       where: { userId, status: 'active', rrule: { not: null }, timezone: { not: user.timezone } },
       select: { timezone: true },
     });
-    await this.prisma.user.update({ where: { id: userId }, data: { homeTimezone: home?.timezone ?? zoneBefore } });
     if (!home) return undefined;
     const question = say(language, 'travelQuestion', { zone: placeOf(user.timezone), home: placeOf(home.timezone) });
     return {

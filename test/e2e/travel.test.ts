@@ -61,3 +61,20 @@ describe('travel', () => {
     expect(await chat.send('hello')).toBe('Konnichiwa!');
   });
 });
+
+describe('travel, changed on the profile page', () => {
+  const clock = new ManualClock('2027-01-11T15:00:00Z');
+  const chat = textingUser({ clock, startAt: '2027-01-11T15:00:00Z', firstPhone: 7450 });
+
+  it('asks at the next message, once', async () => {
+    const daily = await chat.harness.herald.reminders.create(chat.userId, 'America/New_York', { text: 'Stretch', at: '2027-01-12T09:00', recurrence: { frequency: 'daily' } });
+    expect(daily.ok).toBe(true);
+    chat.harness.anthropic.enqueue({ text: 'Hi!' });
+    expect(await chat.send('hi')).toBe('Hi!');
+    // The profile page's form saves through UserService, outside any turn.
+    await chat.harness.herald.users.updateProfile(chat.userId, { timezone: 'Europe/Lisbon' });
+    chat.harness.anthropic.enqueue({ text: 'Bom dia!' }, { text: 'Olá!' });
+    expect(await chat.send('morning')).toBe(`Bom dia!\n\n${say('en', 'travelQuestion', { zone: 'Lisbon', home: 'New York' })}`);
+    expect(await chat.send('and hello')).toBe('Olá!');
+  });
+});
