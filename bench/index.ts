@@ -27,6 +27,7 @@ import { calendarBenchmark } from './calendar.js';
 import { conversationBenchmark } from './conversation.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
+import { learningBenchmark } from './learning.js';
 import { mediaBenchmark } from './media.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
@@ -49,6 +50,7 @@ const benchmarks: Benchmark[] = [
   conversationBenchmark,
   mediaBenchmark,
   brainBenchmark,
+  learningBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -25,6 +25,12 @@ import { orchestrate, type OrchestratorDependencies } from './orchestrator/orche
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
 import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
+import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobData } from './learning/fact-learner.js';
+import { QuietHours } from './users/quiet-hours.js';
+import { DateOffers } from './learning/date-offers.js';
+import { MOVE_REMINDERS_ACTION, ReminderTravel } from './reminders/reminder-travel.js';
+import { memoryAnswer } from './turns/answers/memory-answer.js';
+import { quietHoursAnswer } from './turns/answers/quiet-hours-answer.js';
 import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
@@ -60,7 +66,7 @@ import { createHmac } from 'node:crypto';
 import { AccessGate } from './access/access-gate.js';
 import { AccessService } from './access/access-service.js';
 import { AdminCommands } from './access/admin-commands.js';
-import { SystemTexts } from './access/system-texts.js';
+import { HELD_NOTICE_QUEUE, heldNoticeQueueDefinition, SystemTexts, type HeldNoticeJobData } from './access/system-texts.js';
 import { BudgetGuard } from './budgets/budget-guard.js';
 import { resolveEncryptionKey } from './connections/encryption-key.js';
 import { DataRights, ERASE_ACTION } from './data-rights/data-rights.js';
@@ -143,6 +149,10 @@ export interface Herald {
   worker: TurnWorker;
   /** Prometheus metrics (a no-op without METRICS_TOKEN). */
   metrics: HeraldMetrics;
+  /** Background fact learning (src/learning): its job's handler is `learn`. */
+  learning: FactLearner;
+  /** Each user's quiet hours (src/users/quiet-hours.ts). */
+  quietHours: QuietHours;
   /** Starts the queue, the turn workers and recovery (does not listen). */
   start(): Promise<void>;
   /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
@@ -223,6 +233,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recheckAfterMs: dispatchClaimMs + 5_000,
     access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
+  const travel = new ReminderTravel(prisma, reminders);
   const lists = new ListService(prisma, clock);
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),
@@ -259,7 +270,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const strangerHashKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald stranger notice').digest();
   const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
-  const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }));
+  const quietHours = new QuietHours(config.quietHours);
+  const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }), { hours: quietHours, queue });
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
   const exportKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald data export').digest();
   const dataExport = new DataExport(prisma, exportKey, clock, { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl });
@@ -319,7 +331,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         ? dataRights.eraseTool
         : agent === TIMEZONE_FROM_PIN_ACTION.agent && tool === TIMEZONE_FROM_PIN_ACTION.tool
           ? media.timezoneTool
-          : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+          : agent === MOVE_REMINDERS_ACTION.agent && tool === MOVE_REMINDERS_ACTION.tool
+            ? travel.moveTool()
+            : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
   );
@@ -327,6 +341,24 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const subjects = new ConversationSubjects(prisma, clock, config.reminders.replyWindowMs);
   // Fixed texts follow the language a message is written in; the detector loads once, here.
   await loadLanguageDetector();
+  const budgetGuard = new BudgetGuard(
+    prisma,
+    clock,
+    { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
+    logger.child({ component: 'budgets' }),
+  );
+  const learning = new FactLearner({
+    prisma,
+    facts,
+    model,
+    role: config.models.agent,
+    budgets: budgetGuard,
+    queue,
+    clock,
+    logger: logger.child({ component: 'learning' }),
+    settings: config.learning,
+    offers: new DateOffers({ prisma, outbox, questions, scheduler, quietHours, clock, logger: logger.child({ component: 'learning' }) }),
+  });
   const runner = new TurnRunner({
     questions,
     subjects,
@@ -339,6 +371,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       confirmationAnswer({ questions, runner: actions, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
+      memoryAnswer({ facts, learning, clock }),
+      quietHoursAnswer({ users, quietHours }),
     ],
     prisma,
     users,
@@ -347,12 +381,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     orchestrate: (context, runOptions) => orchestrate(context, orchestratorDeps, runOptions),
     commands: new HeraldCommands(access, new AdminCommands(access, systemTexts, clock), dataRights),
     budgets: {
-      guard: new BudgetGuard(
-        prisma,
-        clock,
-        { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
-        logger.child({ component: 'budgets' }),
-      ),
+      guard: budgetGuard,
       async notifyOwners(text) {
         for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
       },
@@ -362,6 +391,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'turn' }),
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
+    quietHours,
+    travel,
+    learning,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
   });
   worker = new TurnWorker({
@@ -457,8 +489,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recovery,
     worker: turnWorker,
     metrics,
+    learning,
+    quietHours,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, learningQueueDefinition, heldNoticeQueueDefinition]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -478,6 +512,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           }
         },
       );
+      await queue.work<LearningJobData>(LEARNING_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
+        if (job.data.dates) await learning.offerDates(job.data.userId, job.data.dates);
+        else await learning.learn(job.data.userId);
+      });
+      await queue.work<HeldNoticeJobData>(HELD_NOTICE_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
+        await systemTexts.send(job.data.phone, job.data.text, job.data.purpose);
+      });
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();

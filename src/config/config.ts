@@ -153,6 +153,14 @@ function toConfig(environment: Environment) {
       retryBaseMs: environment.OUTBOX_RETRY_BASE_MS,
       retryMaxMs: environment.OUTBOX_RETRY_MAX_MS,
     },
+    learning: {
+      /** Background fact learning from the user's own words (src/learning); false: FACT_LEARNING=off. */
+      enabled: environment.FACT_LEARNING,
+      /** A pass runs this long after the user's last message, and calls the model at most once per such window. */
+      delayMs: environment.FACT_LEARNING_DELAY_MS,
+    },
+    /** The deployment's quiet hours in each user's local time ("22:00-07:00", or "off"); a user may set their own. */
+    quietHours: environment.QUIET_HOURS,
     pages: {
       /** How long a page link works. */
       ttlHours: environment.PAGE_TTL_HOURS,

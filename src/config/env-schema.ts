@@ -227,6 +227,17 @@ export const environmentSchema = z
 
     PAGE_TTL_HOURS: integer(72, 1, 24 * 366),
 
+    FACT_LEARNING: flag(true),
+    FACT_LEARNING_DELAY_MS: integer(120_000, 0),
+    QUIET_HOURS: unsetWhenEmpty(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .regex(/^(off|([01]?\d|2[0-3]):[0-5]\d-([01]?\d|2[0-3]):[0-5]\d)$/, 'must be HH:MM-HH:MM (e.g. 22:00-07:00) or off')
+        .default('22:00-07:00'),
+    ),
+
     HERALD_ENCRYPTION_KEY: unsetWhenEmpty(
       z.string().trim().refine(isEncryptionKey, 'must be 32 random bytes as 64 hex characters or base64 (e.g. the output of: openssl rand -base64 32)').optional(),
     ),

@@ -30,7 +30,7 @@ export class MyDataPage {
       this.prisma.contact.count({ where: { userId } }),
     ]);
     const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations, grant] = await Promise.all([
-      this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true } }),
+      this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true, learned: true, sourceMessage: { select: { content: true } } } }),
       this.prisma.reminder.findMany({ where: { userId, status: 'active' }, orderBy: { nextDueAt: 'asc' }, select: { text: true, nextDueAt: true, rrule: true } }),
       this.prisma.list.findMany({ where: { userId }, orderBy: { createdAt: 'asc' }, select: { name: true, items: { select: { checked: true } } } }),
       // Labels and status only: never the secrets column.
@@ -57,6 +57,7 @@ export class MyDataPage {
           { key: 'Name', value: user.name ?? '(not told)' },
           { key: 'Time zone', value: user.timezone },
           { key: 'Language', value: user.language ?? '(not known yet)' },
+          { key: 'Quiet hours (no notices from Herald)', value: user.quietHours ?? 'the default' },
           { key: 'Messages from Herald', value: user.optedOut ? 'stopped (you texted STOP)' : 'on' },
           { key: 'Replies go by', value: user.preferredChannel === 'whatsapp' ? 'WhatsApp' : 'SMS' },
           { key: 'With Herald since', value: when(user.createdAt) },
@@ -74,7 +75,7 @@ export class MyDataPage {
         ],
       },
       facts.length > 0
-        ? { kind: 'list', heading: `What Herald remembers (${facts.length})`, items: facts.map((fact) => `${fact.content} (${fact.category})`) }
+        ? { kind: 'list', heading: `What Herald remembers (${facts.length})`, items: facts.map(factLine) }
         : { kind: 'text', heading: 'What Herald remembers', markdown: 'Nothing.' },
       noteCount > 0
         ? {
@@ -135,4 +136,12 @@ export class MyDataPage {
     ];
     return { title: 'What Herald holds about you', language: 'en', sections };
   }
+}
+
+/** A fact as the page lists it; a learned one says so, with the sentence it came from (cut to a line). */
+function factLine(fact: { category: string; content: string; learned: boolean; sourceMessage: { content: string } | null }): string {
+  if (!fact.learned) return `${fact.content} (${fact.category})`;
+  const source = fact.sourceMessage?.content.trim().replace(/\s+/g, ' ') ?? '';
+  const quoted = source.length > 160 ? `${source.slice(0, 157)}…` : source;
+  return `${fact.content} (${fact.category}; learned from your message “${quoted}”)`;
 }

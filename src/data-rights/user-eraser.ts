@@ -3,6 +3,8 @@ import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { TURN_QUEUE } from '../queue/turn-queue.js';
+import { LEARNING_QUEUE } from '../learning/fact-learner.js';
+import { HELD_NOTICE_QUEUE } from '../access/system-texts.js';
 
 /** A service where the user granted Herald access (Google): what revokes it, read before the erase. */
 export interface GrantHolder {
@@ -79,11 +81,14 @@ export class UserEraser {
     const reminderIds = reminders.map((reminder) => reminder.id);
     for (const table of ['job', 'archive'] as const) {
       await transaction.$executeRawUnsafe(
-        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = $3 AND data->>'userId' = $4 AND state <> 'active')`,
+        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = ANY($3::text[]) AND data->>'userId' = $4 AND state <> 'active')
+           OR (name = $5 AND data->>'phone' = (SELECT phone FROM "User" WHERE id = $4::uuid) AND state <> 'active')`,
         REMINDER_QUEUE,
         reminderIds,
-        TURN_QUEUE,
+        // Learning passes and held offers carry what was learned (a name, a date): they go too.
+        [TURN_QUEUE, LEARNING_QUEUE],
         userId,
+        HELD_NOTICE_QUEUE,
       );
     }
     await transaction.$executeRaw`DELETE FROM "InboundDedupe" WHERE "messageId" IN (SELECT "id" FROM "Message" WHERE "userId" = ${userId}::uuid)`;

@@ -6,14 +6,16 @@ import { preparedName, uuidv7 } from '../shared/sql.js';
 import type { EmbeddingCostSink } from '../search/embedding-indexer.js';
 import type { SimilarFacts } from '../search/similar-facts.js';
 
-const FACT_COLUMNS = 'id, category, subject, content';
+const FACT_COLUMNS = 'id, category, subject, content, learned';
 // Serialises one user's memory writes, so concurrent repeats still end up as one row.
 const LOCK_USER_FACTS = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
 const USER_FACTS = `SELECT ${FACT_COLUMNS} FROM "Fact" WHERE "userId" = $1::uuid`;
 const SET_SUBJECT = `UPDATE "Fact" SET subject = $2 WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
-const REPLACE_FACT = `UPDATE "Fact" SET content = $2, category = $3, "updatedAt" = $4::timestamp WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
-const INSERT_FACT = `INSERT INTO "Fact" (id, "userId", category, subject, content, "createdAt", "updatedAt")
-  VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamp, $6::timestamp) RETURNING ${FACT_COLUMNS}`;
+const REPLACE_FACT = `UPDATE "Fact" SET content = $2, category = $3, "updatedAt" = $4::timestamp, learned = $5, "sourceMessageId" = $6::uuid WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
+// The user said it themselves: a fact Herald had only learned becomes one they asked for.
+const MAKE_EXPLICIT = `UPDATE "Fact" SET learned = false, "sourceMessageId" = NULL WHERE id = $1::uuid RETURNING ${FACT_COLUMNS}`;
+const INSERT_FACT = `INSERT INTO "Fact" (id, "userId", category, subject, content, "createdAt", "updatedAt", learned, "sourceMessageId")
+  VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamp, $6::timestamp, $7, $8::uuid) RETURNING ${FACT_COLUMNS}`;
 
 /** Fact categories, so memory stays organised and searchable. */
 export const factCategories = ['personal', 'preferences', 'relationships', 'work', 'health', 'routine', 'other'] as const;
@@ -28,9 +30,17 @@ export interface FactView {
   category: string;
   subject: string | null;
   content: string;
+  /** Learned in the background from the user's words (src/learning), not saved on request. */
+  learned: boolean;
 }
 
-const toView = (fact: Fact): FactView => ({ id: fact.id, category: fact.category, subject: fact.subject, content: fact.content });
+/** Where a fact came from: saved on request (the default), or learned from one of the user's messages. */
+export interface FactOrigin {
+  learned: boolean;
+  sourceMessageId?: string | undefined;
+}
+
+const toView = (fact: Fact): FactView => ({ id: fact.id, category: fact.category, subject: fact.subject, content: fact.content, learned: fact.learned });
 
 /** Lower-cased, punctuation-free, single-spaced: "Is  vegetarian." equals "is vegetarian". */
 export function normalizeFact(content: string): string {
@@ -71,13 +81,18 @@ export class FactService {
    * transaction-scoped advisory lock, so concurrent repeats (with or without a subject)
    * still end up as one row, reported once as created.
    */
-  async remember(userId: string, fact: { category: string; subject?: string | undefined; content: string }, onCost?: EmbeddingCostSink): Promise<{ effect: FactEffect; fact: FactView }> {
+  async remember(
+    userId: string,
+    fact: { category: string; subject?: string | undefined; content: string },
+    onCost?: EmbeddingCostSink,
+    origin: FactOrigin = { learned: false },
+  ): Promise<{ effect: FactEffect; fact: FactView }> {
     try {
-      return await this.rememberLocked(userId, fact, onCost);
+      return await this.rememberLocked(userId, fact, onCost, origin);
     } catch (error) {
       // A writer that bypassed the lock took the subject first: the unique (userId, subject)
       // index refused ours. Once more, now that its row is visible: it becomes an update.
-      if ((error as { code?: string }).code === '23505') return this.rememberLocked(userId, fact, onCost);
+      if ((error as { code?: string }).code === '23505') return this.rememberLocked(userId, fact, onCost, origin);
       throw error;
     }
   }
@@ -87,7 +102,12 @@ export class FactService {
    * prepared SQL: remember_fact sits on the reply's critical path, and each statement
    * through Prisma costs several times more).
    */
-  private async rememberLocked(userId: string, fact: { category: string; subject?: string | undefined; content: string }, onCost?: EmbeddingCostSink): Promise<{ effect: FactEffect; fact: FactView }> {
+  private async rememberLocked(
+    userId: string,
+    fact: { category: string; subject?: string | undefined; content: string },
+    onCost: EmbeddingCostSink | undefined,
+    origin: FactOrigin,
+  ): Promise<{ effect: FactEffect; fact: FactView }> {
     const content = fact.content.trim();
     const subject = fact.subject ? normalizeFact(fact.subject).slice(0, 80) || undefined : undefined;
     const normalized = normalizeFact(content);
@@ -115,14 +135,21 @@ export class FactService {
         } else {
           result = { effect: 'unchanged', fact: repeat };
         }
+        if (!origin.learned && result.fact.learned) {
+          const { rows } = await client.query<FactView>({ name: preparedName(MAKE_EXPLICIT), text: MAKE_EXPLICIT, values: [repeat.id] });
+          result = { effect: 'unchanged', fact: rows[0]! };
+        }
+      } else if (sameSubject && origin.learned && !sameSubject.learned) {
+        // A fact only guessed from conversation never overwrites one the user asked Herald to keep.
+        result = { effect: 'unchanged', fact: sameSubject };
       } else if (sameSubject) {
-        const { rows } = await client.query<FactView>({ name: preparedName(REPLACE_FACT), text: REPLACE_FACT, values: [sameSubject.id, content, fact.category, now] });
+        const { rows } = await client.query<FactView>({ name: preparedName(REPLACE_FACT), text: REPLACE_FACT, values: [sameSubject.id, content, fact.category, now, origin.learned, origin.learned ? (origin.sourceMessageId ?? null) : null] });
         result = { effect: 'updated', fact: rows[0]! };
       } else {
         const { rows } = await client.query<FactView>({
           name: preparedName(INSERT_FACT),
           text: INSERT_FACT,
-          values: [uuidv7(this.clock.now()), userId, fact.category, subject ?? null, content, now],
+          values: [uuidv7(this.clock.now()), userId, fact.category, subject ?? null, content, now, origin.learned, origin.learned ? (origin.sourceMessageId ?? null) : null],
         });
         result = { effect: 'created', fact: rows[0]! };
       }
@@ -143,8 +170,22 @@ export class FactService {
     const content = changes.content?.trim() ?? existing.content;
     const category = changes.category ?? existing.category;
     if (content === existing.content && category === existing.category) return { effect: 'unchanged', fact: toView(existing) };
-    const updated = await this.prisma.fact.update({ where: { id: existing.id }, data: { content, category, updatedAt: this.clock.now() } });
+    // A learned fact the user corrected is theirs now: no longer learned, nor tied to the message it came from.
+    const updated = await this.prisma.fact.update({ where: { id: existing.id }, data: { content, category, learned: false, sourceMessageId: null, updatedAt: this.clock.now() } });
     return { effect: 'updated', fact: toView(updated) };
+  }
+
+  /** The facts written (saved, learned or changed) since `since`, newest first. */
+  async writtenSince(userId: string, since: Date): Promise<FactView[]> {
+    const facts = await this.prisma.fact.findMany({ where: { userId, updatedAt: { gte: since } }, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] });
+    return facts.map(toView);
+  }
+
+  /** Deletes these of the user's facts (others' ids are ignored); returns those deleted. */
+  async removeMany(userId: string, factIds: string[]): Promise<FactView[]> {
+    const facts = await this.prisma.fact.findMany({ where: { userId, id: { in: factIds } } });
+    await this.prisma.fact.deleteMany({ where: { userId, id: { in: facts.map((fact) => fact.id) } } });
+    return facts.map(toView);
   }
 
   /** Deletes a fact; undefined when the user has no such fact. */

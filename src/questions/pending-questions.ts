@@ -41,8 +41,11 @@ export class PendingQuestions {
     private readonly observe: (kind: PendingQuestion['kind'], outcome: QuestionOutcome) => void = () => {},
   ) {}
 
-  /** Stores what a turn asked, in the caller's transaction; questions asked before are cancelled. */
-  async stage(transaction: Prisma.TransactionClient, asked: { userId: string; turnId?: string | undefined; channel: Channel }, asks: QuestionAsk[]): Promise<string[]> {
+  /**
+   * Stores what a turn asked, in the caller's transaction; questions asked before are cancelled.
+   * `ttlMs` overrides the lifetime (an offer Herald makes on its own waits longer than 5 minutes).
+   */
+  async stage(transaction: Prisma.TransactionClient, asked: { userId: string; turnId?: string | undefined; channel: Channel }, asks: QuestionAsk[], ttlMs = this.ttlMs): Promise<string[]> {
     const now = this.clock.now();
     await transaction.pendingQuestion.updateMany({ where: { userId: asked.userId, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
     const shortIds: string[] = [];
@@ -58,7 +61,7 @@ export class PendingQuestions {
           question: ask.question,
           payload: ask.payload as Prisma.InputJsonValue,
           channel: asked.channel,
-          expiresAt: new Date(now.getTime() + this.ttlMs),
+          expiresAt: new Date(now.getTime() + ttlMs),
           createdAt: now,
         },
       });

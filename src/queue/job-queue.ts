@@ -29,6 +29,8 @@ export interface QueueDefinition {
   expireInSeconds: number;
   retryLimit: number;
   retryDelaySeconds: number;
+  /** pg-boss's policy: 'short' keeps at most one waiting job per singleton key (default 'standard'). */
+  policy?: 'standard' | 'short';
 }
 
 /** How a handler is run. */
@@ -81,7 +83,7 @@ export class JobQueue {
     for (const queue of queues) {
       const settings = {
         name: queue.name,
-        policy: 'standard' as const,
+        policy: queue.policy ?? ('standard' as const),
         expireInSeconds: queue.expireInSeconds,
         retryLimit: queue.retryLimit,
         retryDelay: queue.retryDelaySeconds,

@@ -11,6 +11,7 @@ import {
   firstOccurrence,
   formatLocal,
   localToInstant,
+  nextOccurrence,
   nextOccurrenceSkipping,
   nextOccurrenceWithLocal,
   recurrenceSchema,
@@ -135,6 +136,34 @@ export class ReminderService {
       await this.scheduleOccurrence(transaction, saved.id, planned.value.nextDueAt);
       return { ok: true as const, value: toView(saved) };
     });
+  }
+
+  /** The user's active repeating reminders kept in another zone than `timezone`. */
+  async recurringOutside(userId: string, timezone: string): Promise<number> {
+    return this.prisma.reminder.count({ where: { userId, status: 'active', rrule: { not: null }, timezone: { not: timezone } } });
+  }
+
+  /**
+   * Travel (issue 21 item 8): the user's repeating reminders follow them to `timezone` at
+   * the same wall-clock time ("every day at 9" stays 9 where they are). One-off reminders are
+   * instants and never move. Each is moved under its lock, its next occurrence re-planned.
+   */
+  async moveRecurringTo(userId: string, timezone: string): Promise<number> {
+    const ids = await this.prisma.reminder.findMany({ where: { userId, status: 'active', rrule: { not: null }, timezone: { not: timezone } }, select: { id: true } });
+    let moved = 0;
+    for (const { id } of ids) {
+      moved += await this.prisma.$transaction(async (transaction) => {
+        const reminder = await this.lockActive(transaction, id, false);
+        if (!reminder?.rrule) return 0;
+        const now = this.clock.now();
+        const nextDueAt = nextOccurrence(reminder.rrule, reminder.startLocal, timezone, now) ?? null;
+        await transaction.reminder.update({ where: { id }, data: { timezone, nextDueAt, ...(nextDueAt ? {} : { status: 'completed' as const }), updatedAt: now } });
+        // The job for the old instant finds the due time changed and does nothing.
+        if (nextDueAt) await this.scheduleOccurrence(transaction, id, nextDueAt);
+        return 1;
+      });
+    }
+    return moved;
   }
 
   /** Cancels a reminder (found by id or by words of its text). */

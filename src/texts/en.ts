@@ -155,6 +155,21 @@ export const en = {
   zoneSame: "This pin is in {zone}, which is already your time zone.",
   zoneUnknown: "I couldn't tell the time zone of this pin (it may be at sea).",
   zoneDone: "Your time zone is now {zone}.",
+  memoryIntro: "Here's what I know about you:",
+  memoryLearned: "(picked up from our chats)",
+  memoryOutro: "Say \"forget ...\" and I'll drop anything you like.",
+  memoryEmpty: "I don't know anything about you yet.",
+  memoryForgot: "Done, I've forgotten: {facts}.",
+  memoryWontKeep: "OK, I won't remember that.",
+  quietSet: "Got it: no messages from me between {start} and {end} unless it's a reminder you set.",
+  quietOff: "OK: no quiet hours, I may message you at any time.",
+  dateOfferBirthday: "Want a reminder the day before {who}'s birthday ({date})?",
+  dateOfferAnniversary: "Want a reminder the day before your anniversary ({date})?",
+  dateReminderBirthday: "{who}'s birthday is tomorrow.",
+  dateReminderAnniversary: "Your anniversary is tomorrow.",
+  travelQuestion: "You're on {zone} time now. Should your repeating reminders move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
+  travelMoved: "Done: your repeating reminders now follow {zone} time.",
+  dateOfferDone: "Done: I'll remind you every year on {date}.",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

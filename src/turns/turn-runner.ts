@@ -16,6 +16,9 @@ import { blameOf, describeError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { detectLanguage } from '../texts/text-language.js';
 import { readerLanguage } from '../texts/texts.js';
+import type { QuietHours } from '../users/quiet-hours.js';
+import type { ReminderTravel } from '../reminders/reminder-travel.js';
+import { confirmationQuestion } from '../questions/pending-question.js';
 import type { UserConfig, UserService } from '../users/user-service.js';
 import { cutNote } from '../context/message-cap.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
@@ -69,6 +72,12 @@ export interface TurnRunnerDependencies {
   longReplies?: LongReplies;
   /** Told how each turn ended (metrics); absent: nobody. */
   onTurnEnd?: (event: TurnEnd) => void;
+  /** Background fact learning: each turn schedules a pass for when the conversation pauses; absent: none. */
+  learning?: { schedule(userId: string): Promise<void> };
+  /** After a turn that changed the user's time zone: the question whether repeating reminders move too (src/reminders/reminder-travel.ts). */
+  travel?: Pick<ReminderTravel, 'questionAfter'>;
+  /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
+  quietHours?: Pick<QuietHours, 'isQuiet'>;
 }
 
 /** How a turn ended, for metrics: never its text or its user. */
@@ -193,6 +202,11 @@ export class TurnRunner {
       outcome = spent ?? (await this.answer(turn, signal));
     }
     if (signal.aborted) throw interruption(signal);
+    if (this.deps.travel && outcome.reply && !outcome.questions?.length) {
+      // The turn moved the user to another zone: asked once, here, whether repeating reminders follow.
+      const ask = await this.deps.travel.questionAfter(user.id, user.timezone, turn.language);
+      if (ask) outcome = { ...outcome, reply: `${outcome.reply}\n\n${ask.question}`, questions: [confirmationQuestion(ask)] };
+    }
     if (outcome.reply && this.deps.longReplies) {
       // A question the user must answer by text (a confirmation, a choice) stays in the text, last.
       const reply = outcome.reply;
@@ -207,6 +221,9 @@ export class TurnRunner {
     // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
     const written = answeredBy === 'orchestrator' ? detectLanguage(turn.text) : undefined;
     await commitTurn(this.deps, { turnId: turn.turnId, user, batch: turn.batch, keyword: turn.keyword, outcome, fence, ...(written && written !== user.language ? { language: written } : {}) });
+    // A learning pass once the conversation pauses (src/learning); a lost one only means nothing
+    // learned from these messages until the user's next turn.
+    await this.deps.learning?.schedule(user.id).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not schedule fact learning'));
     this.deps.onTurnEnd?.({
       turnId: turn.turnId,
       channel,
@@ -253,7 +270,14 @@ export class TurnRunner {
         this.deps.subjects?.of(user.id, turn.latest),
       ]);
       if (subject) context.subject = subject;
-      const onProgress = (text: string) => this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
+      // Quiet hours hold progress messages; the reply comes before they end, so a held one is never sent.
+      const onProgress = async (text: string) => {
+        if (this.deps.quietHours?.isQuiet(user, this.deps.clock.now())) {
+          logger.info({ event: 'progress_held', reason: 'quiet_hours' }, 'quiet hours: no progress message');
+          return;
+        }
+        await this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
+      };
       const result = await this.deps.orchestrate(context, { signal, onProgress });
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;

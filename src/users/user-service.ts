@@ -11,6 +11,8 @@ export interface UserConfig {
   language: string | null;
   optedOut: boolean;
   isNew: boolean;
+  /** The user's own quiet hours ("22:00-07:00", "off"); null: the deployment's QUIET_HOURS (src/users/quiet-hours.ts). */
+  quietHours: string | null;
 }
 
 /**
@@ -44,6 +46,11 @@ export class UserService {
     });
   }
 
+  /** Sets the user's own quiet hours ("22:00-07:00" or "off"). */
+  async setQuietHours(userId: string, quietHours: string, executor: PrismaExecutor = this.prisma): Promise<void> {
+    await executor.user.update({ where: { id: userId }, data: { quietHours } });
+  }
+
   /** Updates the profile fields a user can tell Herald about. */
   async updateProfile(
     userId: string,
@@ -68,5 +75,6 @@ export function toUserConfig(user: User): UserConfig {
     language: user.language,
     optedOut: user.optedOut,
     isNew: user.name === null,
+    quietHours: user.quietHours,
   };
 }

@@ -139,7 +139,7 @@ describe('memory through the orchestrator, end to end', () => {
     ]);
   });
 
-  it('answers "what do you know about me?" from memory in one model call', async () => {
+  it('answers a question about what the user told Herald from memory in one model call', async () => {
     await remembering([VEGETARIAN, SISTER]);
     harness.anthropic.enqueue(
       (request) => {
@@ -149,7 +149,8 @@ describe('memory through the orchestrator, end to end', () => {
         return { text: "You're vegetarian and your sister is Dana." };
       },
     );
-    expect(await send('what do you know about me?')).toBe("You're vegetarian and your sister is Dana.");
+    // ("what do you know about me" itself is answered without a model: test/e2e/memory-control.test.ts.)
+    expect(await send('what did I tell you about my diet and my sister?')).toBe("You're vegetarian and your sister is Dana.");
     expect(harness.anthropic.requests).toHaveLength(1);
     const { planRun, steps } = await latestTurn();
     expect(planRun.status).toBe('answered_directly');
@@ -201,7 +202,7 @@ describe('memory through the orchestrator, end to end', () => {
     expect(after[0]!.updatedAt.getTime()).toBeGreaterThan(diet!.updatedAt.getTime());
   });
 
-  it('"forget that my sister is Dana": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
+  it('"drop what you have on my sister": the planner passes the fact id from <user_memory>, the agent removes it (2 calls)', async () => {
     const sister = (await remembering([PESCATARIAN, SISTER])).find((fact) => fact.subject === 'sister')!;
     harness.anthropic.enqueue(
       (request) => {
@@ -220,7 +221,8 @@ describe('memory through the orchestrator, end to end', () => {
         };
       },
     );
-    expect(await send('forget that my sister is Dana')).toBe("Done, I've forgotten that.");
+    // ("forget that my sister is Dana" is matched without a model when the words name a fact: test/e2e/memory-control.test.ts.)
+    expect(await send('please drop what you have on my sister')).toBe("Done, I've forgotten that.");
     expect(harness.anthropic.requests).toHaveLength(2);
     expect((await facts()).map((fact) => fact.content)).toEqual(['Eats fish (pescatarian)']);
     expect((await latestTurn()).steps[0]!.toolCalls).toEqual([expect.objectContaining({ name: 'remove_fact', result: expect.objectContaining({ effect: 'deleted' }) })]);

@@ -83,6 +83,10 @@ export class HeraldHarness {
       OUTBOX_RETRY_MAX_MS: '50',
       DEFAULT_TIMEZONE: 'America/New_York',
       HERALD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      // Background learning makes model calls of its own: only the tests about it turn it on.
+      FACT_LEARNING: 'off',
+      // Quiet hours hold progress messages and notices by the clock: only the tests about them turn them on.
+      QUIET_HOURS: 'off',
       ...options.env,
     });
     const logs = captureLogs();

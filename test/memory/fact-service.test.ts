@@ -54,20 +54,20 @@ describe('FactService', () => {
     const other = await facts.remember(userId, { category: 'relationships', subject: 'sister', content: "Sister's name is Dana" });
     expect(other.effect).toBe('created');
     expect(await facts.list(userId)).toEqual([
-      { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegetarian' },
-      { id: other.fact.id, category: 'relationships', subject: 'sister', content: "Sister's name is Dana" },
+      { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegetarian', learned: false },
+      { id: other.fact.id, category: 'relationships', subject: 'sister', content: "Sister's name is Dana", learned: false },
     ]);
     expect((await facts.list(userId, 'relationships')).map((fact) => fact.id)).toEqual([other.fact.id]);
     expect(await facts.list(userId, 'work')).toEqual([]);
 
     const updated = await facts.update(userId, saved.fact.id, { content: 'Is vegan' });
-    expect(updated).toEqual({ effect: 'updated', fact: { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegan' } });
+    expect(updated).toEqual({ effect: 'updated', fact: { id: saved.fact.id, category: 'preferences', subject: 'diet', content: 'Is vegan', learned: false } });
     const recategorized = await facts.update(userId, saved.fact.id, { category: 'health' });
     expect(recategorized?.fact).toMatchObject({ category: 'health', content: 'Is vegan' });
     expect(await facts.update(userId, saved.fact.id, { content: 'Is vegan', category: 'health' })).toMatchObject({ effect: 'unchanged' });
 
     const removed = await facts.remove(userId, saved.fact.id);
-    expect(removed).toEqual({ effect: 'deleted', fact: { id: saved.fact.id, category: 'health', subject: 'diet', content: 'Is vegan' } });
+    expect(removed).toEqual({ effect: 'deleted', fact: { id: saved.fact.id, category: 'health', subject: 'diet', content: 'Is vegan', learned: false } });
     expect((await rows(userId)).map((fact) => fact.id)).toEqual([other.fact.id]);
     // Gone is gone: a second removal or update finds nothing.
     expect(await facts.remove(userId, saved.fact.id)).toBeUndefined();
@@ -187,5 +187,27 @@ describe('FactService', () => {
     const bobRows = await rows(bob);
     expect(bobRows).toHaveLength(1);
     expect(bobRows[0]?.content).toBe('Allergic to peanuts');
+  });
+
+  it('keeps learned facts apart: never over an explicit one; saying or correcting one makes it explicit', async () => {
+    const userId = await newUser();
+    const message = await database.prisma.message.create({ data: { userId, role: 'user', content: 'I work at Globex now', channel: 'sms', tokenCount: 6 } });
+    const learned = { learned: true, sourceMessageId: message.id };
+    await facts.remember(userId, { category: 'work', subject: 'employer', content: 'Works at Acme' });
+    // A learned fact about the same subject leaves the explicit one as it was.
+    expect(await facts.remember(userId, { category: 'work', subject: 'employer', content: 'Works at Globex' }, undefined, learned)).toMatchObject({ effect: 'unchanged', fact: { content: 'Works at Acme', learned: false } });
+    // A learned fact replaces a learned one.
+    const diet = await facts.remember(userId, { category: 'preferences', subject: 'diet', content: 'Is vegetarian' }, undefined, learned);
+    expect(diet).toMatchObject({ effect: 'created', fact: { learned: true } });
+    expect(await facts.remember(userId, { category: 'preferences', subject: 'diet', content: 'Is vegan' }, undefined, learned)).toMatchObject({ effect: 'updated', fact: { learned: true } });
+    // The user saying it makes it theirs.
+    expect(await facts.remember(userId, { category: 'preferences', content: 'Is vegan' })).toMatchObject({ effect: 'unchanged', fact: { learned: false } });
+    const sister = await facts.remember(userId, { category: 'relationships', subject: 'sister', content: 'Sister is Dana' }, undefined, learned);
+    expect(await facts.update(userId, sister.fact.id, { content: 'Sister is Dana Katz' })).toMatchObject({ fact: { learned: false } });
+    expect((await rows(userId)).map((fact) => [fact.content, fact.learned, fact.sourceMessageId])).toEqual([
+      ['Works at Acme', false, null],
+      ['Is vegan', false, null],
+      ['Sister is Dana Katz', false, null],
+    ]);
   });
 });
