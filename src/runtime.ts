@@ -203,7 +203,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ids,
     logger: logger.child({ component: 'outbox' }),
     policy: { maxAttempts: config.outbox.maxAttempts, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
-    senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom },
+    senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom, rcs: config.twilio.messagingServiceSid },
     smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),

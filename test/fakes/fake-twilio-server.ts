@@ -329,11 +329,20 @@ const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 function checkMessage(params: Record<string, string>): TwilioFailure | undefined {
   const to = params.To ?? '';
   const toWhatsapp = to.startsWith('whatsapp:');
-  if (!e164.test(toWhatsapp ? to.slice('whatsapp:'.length) : to)) {
+  // `rcs:+1…` forces RCS with no SMS fallback; it needs a Messaging Service (or an rcs: sender).
+  const toRcs = to.startsWith('rcs:');
+  if (!e164.test(toWhatsapp ? to.slice('whatsapp:'.length) : toRcs ? to.slice('rcs:'.length) : to)) {
     return { status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` };
   }
+  const service = params.MessagingServiceSid;
+  if (service !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(service)) {
+    return { status: 400, code: 21701, message: `The Messaging Service Sid ${service} is invalid.` };
+  }
+  if (toRcs && service === undefined && !(params.From ?? '').startsWith('rcs:')) {
+    return { status: 400, code: 21910, message: 'Invalid From and To pair. From and To should be of the same channel' };
+  }
   const from = params.From;
-  if (from !== undefined) {
+  if (from !== undefined && !from.startsWith('rcs:')) {
     const fromWhatsapp = from.startsWith('whatsapp:');
     const valid = fromWhatsapp ? e164.test(from.slice('whatsapp:'.length)) : e164.test(from) || shortCode.test(from) || alphanumericSender.test(from);
     if (!valid) return { status: 400, code: 21212, message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.` };
