@@ -33,8 +33,15 @@ import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
 import { TwilioTransport } from './outbox/twilio-transport.js';
+import { OneTap } from './outbox/one-tap.js';
+import { ContentShapes } from './outbox/content-shapes.js';
+import { TwilioContentApi } from './outbox/content-api.js';
+import { TwilioTypingApi } from './outbox/twilio-typing.js';
+import { TypingIndicators } from './turns/typing-indicator.js';
+import { tapAnswer } from './turns/answers/tap-answer.js';
 import { JobQueue } from './queue/job-queue.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import type { PrismaClient } from './db/prisma-types.js';
 import { randomIds, type IdGenerator } from './shared/ids.js';
 import { describeError } from './shared/errors.js';
 import { TurnLeases } from './turns/turn-lease.js';
@@ -331,6 +338,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       optedOutAnswer,
       commandAnswer,
       emptyMessageAnswer,
+      tapAnswer({ prisma, questions, confirmation: confirmationAnswer({ questions, runner: actions, clock }), choice: choiceAnswer({ questions, runner: actions }) }),
       confirmationAnswer({ questions, runner: actions, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
@@ -358,6 +366,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
+    ...twilioExtras(config, prisma, clock, logger),
   });
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),
@@ -531,6 +540,21 @@ function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): Mo
     ...(metrics.enabled ? { onRateLimited: (model: string) => metrics.modelRateLimited(model) } : {}),
   });
   return anthropic;
+}
+
+/**
+ * With Twilio configured: buttons for confirmations and choices (the Content API, contents
+ * kept by SID) and WhatsApp's typing indicator (unless TYPING_INDICATOR=off). In local mode
+ * (console transport) neither exists: the dev phone shows the text form.
+ */
+function twilioExtras(config: Config, prisma: PrismaClient, clock: Clock, logger: Logger): { oneTap?: OneTap; typing?: TypingIndicators } {
+  const { accountSid, authToken, apiBaseUrl, timeoutMs } = config.twilio;
+  if (config.twilio.transport !== 'twilio' || !accountSid || !authToken) return {};
+  const client = { accountSid, authToken, apiBaseUrl, timeoutMs };
+  return {
+    oneTap: new OneTap(new ContentShapes(prisma, new TwilioContentApi(client)), logger.child({ component: 'one-tap' })),
+    ...(config.twilio.typingIndicator ? { typing: new TypingIndicators({ prisma, api: new TwilioTypingApi(client), clock, everyMs: config.twilio.typingEveryMs }) } : {}),
+  };
 }
 
 function createTransport(config: Config, logger: Logger): MessageTransport {

@@ -41,13 +41,17 @@ export class PendingQuestions {
     private readonly observe: (kind: PendingQuestion['kind'], outcome: QuestionOutcome) => void = () => {},
   ) {}
 
-  /** Stores what a turn asked, in the caller's transaction; questions asked before are cancelled. */
-  async stage(transaction: Prisma.TransactionClient, asked: { userId: string; turnId?: string | undefined; channel: Channel }, asks: QuestionAsk[]): Promise<string[]> {
+  /**
+   * Stores what a turn asked, in the caller's transaction; questions asked before are
+   * cancelled. `shortIds`, when given, are the ids the reply's buttons already carry (one per
+   * ask, from {@link newShortId}).
+   */
+  async stage(transaction: Prisma.TransactionClient, asked: { userId: string; turnId?: string | undefined; channel: Channel }, asks: QuestionAsk[], givenShortIds: string[] = []): Promise<string[]> {
     const now = this.clock.now();
     await transaction.pendingQuestion.updateMany({ where: { userId: asked.userId, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
     const shortIds: string[] = [];
-    for (const ask of asks) {
-      const shortId = this.shortId();
+    for (const [index, ask] of asks.entries()) {
+      const shortId = givenShortIds[index] ?? this.shortId();
       shortIds.push(shortId);
       await transaction.pendingQuestion.create({
         data: {
@@ -143,6 +147,11 @@ export class PendingQuestions {
   /** Keeps a question pending with a new payload (a choice asked again once). */
   async update(id: string, payload: unknown): Promise<void> {
     await this.prisma.pendingQuestion.updateMany({ where: { id, status: 'pending' }, data: { payload: payload as Prisma.InputJsonValue } });
+  }
+
+  /** A short id for a question about to be asked, so the buttons that answer it can carry it before it is stored. */
+  newShortId(): string {
+    return this.shortId();
   }
 
   /** Eight characters, from the injected id generator (predictable in tests, random in production). */

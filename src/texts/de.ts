@@ -115,4 +115,11 @@ export const de: TextTable = {
   zoneSame: "Dieser Ort liegt in {zone}, das ist schon deine Zeitzone.",
   zoneUnknown: "Ich konnte die Zeitzone dieses Orts nicht bestimmen (vielleicht liegt er auf dem Meer).",
   zoneDone: "Deine Zeitzone ist jetzt {zone}.",
+
+  // One-tap answers.
+  buttonYes: "Ja",
+  buttonNo: "Nein",
+  buttonChoose: "Auswählen",
+  tapClosed: "Diese Frage ist nicht mehr offen, daher habe ich nichts getan.",
+  tapExpired: "Diese Frage hat länger als {minutes} Minuten gewartet, daher habe ich nichts getan. Frag noch einmal, wenn du es noch willst.",
 };

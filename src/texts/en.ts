@@ -129,6 +129,13 @@ export const en = {
   zoneSame: "This pin is in {zone}, which is already your time zone.",
   zoneUnknown: "I couldn't tell the time zone of this pin (it may be at sea).",
   zoneDone: "Your time zone is now {zone}.",
+
+  // One-tap answers (WhatsApp and RCS buttons; src/outbox/one-tap.ts): button titles (20 characters at most) and what a tap on a closed question is told.
+  buttonYes: "Yes",
+  buttonNo: "No",
+  buttonChoose: "Choose",
+  tapClosed: "That question is no longer open, so I did nothing.",
+  tapExpired: "That question waited more than {minutes} minutes, so I did nothing. Ask again if you still want it.",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

@@ -115,4 +115,11 @@ export const es: TextTable = {
   zoneSame: "Esta ubicación está en {zone}, que ya es tu zona horaria.",
   zoneUnknown: "No pude saber la zona horaria de esta ubicación (quizá esté en el mar).",
   zoneDone: "Tu zona horaria ahora es {zone}.",
+
+  // One-tap answers.
+  buttonYes: "Sí",
+  buttonNo: "No",
+  buttonChoose: "Elegir",
+  tapClosed: "Esa pregunta ya no está abierta, así que no hice nada.",
+  tapExpired: "Esa pregunta esperó más de {minutes} minutos, así que no hice nada. Vuelve a pedirlo si aún lo quieres.",
 };

@@ -115,4 +115,11 @@ export const fr: TextTable = {
   zoneSame: "Ce lieu est dans le fuseau {zone}, qui est déjà le vôtre.",
   zoneUnknown: "Je n'ai pas pu déterminer le fuseau horaire de ce lieu (il est peut-être en mer).",
   zoneDone: "Votre fuseau horaire est maintenant {zone}.",
+
+  // One-tap answers.
+  buttonYes: "Oui",
+  buttonNo: "Non",
+  buttonChoose: "Choisir",
+  tapClosed: "Cette question n'est plus ouverte, je n'ai donc rien fait.",
+  tapExpired: "Cette question a attendu plus de {minutes} minutes, je n'ai donc rien fait. Redemandez si vous le voulez toujours.",
 };

@@ -115,4 +115,11 @@ export const he: TextTable = {
   zoneSame: "הנעץ הזה נמצא ב-{zone}, שהוא כבר אזור הזמן שלך.",
   zoneUnknown: "לא הצלחתי לקבוע את אזור הזמן של הנעץ הזה (אולי הוא בים).",
   zoneDone: "אזור הזמן שלך הוא עכשיו {zone}.",
+
+  // One-tap answers.
+  buttonYes: "כן",
+  buttonNo: "לא",
+  buttonChoose: "בחירה",
+  tapClosed: "השאלה הזאת כבר לא פתוחה, ולכן לא עשיתי דבר.",
+  tapExpired: "השאלה הזאת חיכתה יותר מ-{minutes} דקות, ולכן לא עשיתי דבר. בקשו שוב אם עדיין צריך.",
 };

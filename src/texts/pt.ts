@@ -115,4 +115,11 @@ export const pt: TextTable = {
   zoneSame: "Este local fica em {zone}, que já é o seu fuso horário.",
   zoneUnknown: "Não consegui descobrir o fuso horário deste local (talvez esteja no mar).",
   zoneDone: "Seu fuso horário agora é {zone}.",
+
+  // One-tap answers.
+  buttonYes: "Sim",
+  buttonNo: "Não",
+  buttonChoose: "Escolher",
+  tapClosed: "Essa pergunta já não está aberta, por isso não fiz nada.",
+  tapExpired: "Essa pergunta esperou mais de {minutes} minutos, por isso não fiz nada. Peça de novo se ainda quiser.",
 };
