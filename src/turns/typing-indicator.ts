@@ -8,9 +8,11 @@ import { describeError } from '../shared/errors.js';
 /** A running indicator: stop it when the reply or the progress message is about to go. */
 export interface TypingSession {
   stop(): void;
+  /** Whether this session claimed the message (and so sends for it); the turn never waits on it. */
+  readonly claimed: Promise<boolean>;
 }
 
-const stopped: TypingSession = { stop() {} };
+const stopped: TypingSession = { stop() {}, claimed: Promise.resolve(false) };
 
 /**
  * WhatsApp's "typing…" while a turn waits on the model (issue 24, item 3). Started when the
@@ -50,18 +52,21 @@ export class TypingIndicators {
       done = true;
       if (timer) clearInterval(timer);
     };
-    void (async () => {
+    const claimed = (async () => {
       try {
         const { count } = await this.deps.prisma.message.updateMany({ where: { id: message.id, typingIndicatedAt: null }, data: { typingIndicatedAt: this.deps.clock.now() } });
-        if (count === 0 || done) return;
+        if (count === 0) return false;
+        if (done) return true;
         timer = setInterval(() => void send(false), this.deps.everyMs);
         timer.unref();
-        await send(true);
+        void send(true);
+        return true;
       } catch (error) {
         if (!failed) logger.warn({ messageId: message.id, error: describeError(error) }, 'typing indicator could not be claimed; none sent');
         failed = true;
+        return false;
       }
     })();
-    return { stop };
+    return { stop, claimed };
   }
 }
