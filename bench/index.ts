@@ -33,6 +33,7 @@ import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
 import { scenariosBenchmark } from './scenarios.js';
 import { webhookBenchmark } from './webhook.js';
+import { typingBenchmark } from './typing.js';
 
 const benchmarks: Benchmark[] = [
   webhookBenchmark,
@@ -49,6 +50,7 @@ const benchmarks: Benchmark[] = [
   conversationBenchmark,
   mediaBenchmark,
   brainBenchmark,
+  typingBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);
