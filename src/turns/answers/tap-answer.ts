@@ -38,7 +38,8 @@ export function tapAnswer(deps: { prisma: PrismaClient; questions: PendingQuesti
         turn.logger.info({ questionId: question.id }, 'the same button tapped again; already answered, so nothing is said');
         return withoutModel({ ignored: true });
       }
-      const expired = (current?.status ?? question.status) === 'expired' || (question.status === 'pending' && question.expiresAt.getTime() <= Date.now());
+      // The latest questions were read with the injected clock: one past its lifetime is marked expired there.
+      const expired = (current?.status ?? question.status) === 'expired';
       const minutes = Math.round(deps.questions.ttlMs / 60_000);
       return withoutModel({ reply: say(turn.language, expired ? 'tapExpired' : 'tapClosed', { minutes }) });
     },

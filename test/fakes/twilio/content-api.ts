@@ -102,9 +102,17 @@ export class FakeContentApi {
         return { failure: { status: 400, code: 21656, message: 'The ContentVariables Parameter is invalid.' } };
       }
     }
+    const fill = (text: unknown) => String(text ?? '').replace(PLACEHOLDER, (_match, name: string) => String(given[name] ?? content.variables[name] ?? ''));
+    // The limits hold for what the user sees, variables filled in (a 30-character button title is refused at send).
+    const deepFill = (value: unknown): unknown =>
+      typeof value === 'string' ? fill(value) : Array.isArray(value) ? value.map(deepFill) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, deepFill(field)])) : value;
+    const filled = deepFill(content.types) as FakeContent['types'];
+    for (const [name, value] of Object.entries(filled)) {
+      const problem = validateType(name, value);
+      if (problem) return { failure: { status: 400, code: 21656, message: `The ContentVariables Parameter is invalid: ${problem}` } };
+    }
     const main = content.types['twilio/quick-reply'] ?? content.types['twilio/list-picker'] ?? content.types['twilio/text'] ?? Object.values(content.types)[0]!;
-    const body = String(main.body ?? '').replace(PLACEHOLDER, (_match, name: string) => String(given[name] ?? content.variables[name] ?? ''));
-    return { body };
+    return { body: fill(main.body) };
   }
 
   private create(request: IncomingMessage, rawBody: string): FakeAnswer {
