@@ -73,7 +73,11 @@ describe('the WhatsApp typing indicator', () => {
 
   it('is sent at most once for one message, even when its turn runs again after a crash', async () => {
     const sid = messageSid();
-    harness.anthropic.enqueue({ text: 'First.' });
+    // Answered only once its indicator has reached Twilio: nothing of this test is in flight when it ends.
+    harness.anthropic.enqueue(async () => {
+      await harness.twilio.typing.waitForRequests(1);
+      return { text: 'First.' };
+    });
     expect((await harness.inbound({ from: whatsapp(), body: 'once', sid })).statusCode).toBe(200);
     await harness.repliesTo(whatsapp(), 1);
     const message = await harness.database.prisma.message.findUniqueOrThrow({ where: { twilioSid: sid } });
