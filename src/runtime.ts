@@ -200,6 +200,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // A send in flight longer than Twilio's own timeout plus a margin was lost with its
   // process: its claim lapses and another sender may try again.
   const dispatchClaimMs = config.twilio.timeoutMs + 15_000;
+  const extras = twilioExtras(config, prisma, clock, logger);
   const outbox = new OutboxService({
     dispatchClaimMs,
     prisma,
@@ -215,6 +216,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
     onSend: (event) => turnObserver.sent(event),
+    onContentRefused: (contentSid) => void extras.shapes?.forget(contentSid),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
   const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
@@ -366,7 +368,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
-    ...twilioExtras(config, prisma, clock, logger),
+    ...(extras.oneTap ? { oneTap: extras.oneTap } : {}),
+    ...(extras.typing ? { typing: extras.typing } : {}),
   });
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),
@@ -547,12 +550,14 @@ function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): Mo
  * kept by SID) and WhatsApp's typing indicator (unless TYPING_INDICATOR=off). In local mode
  * (console transport) neither exists: the dev phone shows the text form.
  */
-function twilioExtras(config: Config, prisma: PrismaClient, clock: Clock, logger: Logger): { oneTap?: OneTap; typing?: TypingIndicators } {
+function twilioExtras(config: Config, prisma: PrismaClient, clock: Clock, logger: Logger): { oneTap?: OneTap; shapes?: ContentShapes; typing?: TypingIndicators } {
   const { accountSid, authToken, apiBaseUrl, timeoutMs } = config.twilio;
   if (config.twilio.transport !== 'twilio' || !accountSid || !authToken) return {};
   const client = { accountSid, authToken, apiBaseUrl, timeoutMs };
+  const shapes = new ContentShapes(prisma, new TwilioContentApi(client));
   return {
-    oneTap: new OneTap(new ContentShapes(prisma, new TwilioContentApi(client)), logger.child({ component: 'one-tap' })),
+    shapes,
+    oneTap: new OneTap(shapes, logger.child({ component: 'one-tap' })),
     ...(config.twilio.typingIndicator ? { typing: new TypingIndicators({ prisma, api: new TwilioTypingApi(client), clock, everyMs: config.twilio.typingEveryMs }) } : {}),
   };
 }

@@ -33,6 +33,15 @@ export class ContentShapes {
     return sid;
   }
 
+  /**
+   * Forgets a content Twilio refused (deleted from the account, say): in memory and in
+   * Postgres, so the next question makes the shape again. Never throws.
+   */
+  async forget(contentSid: string): Promise<void> {
+    for (const [name, sid] of this.known) if ((await sid.catch(() => undefined)) === contentSid) this.known.delete(name);
+    await this.prisma.contentShape.deleteMany({ where: { contentSid } }).catch(() => undefined);
+  }
+
   private async load(shape: ContentShape): Promise<string> {
     const stored = await this.prisma.contentShape.findUnique({ where: { shape: shape.name } });
     if (stored) return stored.contentSid;

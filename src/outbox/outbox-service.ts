@@ -126,6 +126,13 @@ export interface OutboxDependencies {
   random?: () => number;
   /** Told of every send attempt's outcome (metrics, traces); never its body or address. */
   onSend?: (event: OutboxSendEvent) => void;
+  /** Told when Twilio refuses a content Herald made (21655, 21656): its cached SID is forgotten. */
+  onContentRefused?: (contentSid: string) => void;
+}
+
+/** Twilio's refusals of a content or its variables (the ContentSid is invalid; the ContentVariables are). */
+function isContentRefusal(errorCode: number | undefined): boolean {
+  return errorCode === 21655 || errorCode === 21656;
 }
 
 /** One send attempt, as observability sees it. */
@@ -403,19 +410,22 @@ export class OutboxService {
     return this.deps.transport.name === 'twilio' ? undefined : (fromAddress ?? undefined);
   }
 
-  private send(part: SendablePart): Promise<TransportResult> {
+  private async send(part: SendablePart): Promise<TransportResult> {
     const from = this.senderFor(part.channel, part.fromAddress);
     if (!from) {
-      return Promise.resolve({ ok: false, retryable: false, message: `no sender configured for ${part.channel}` });
+      return { ok: false, retryable: false, message: `no sender configured for ${part.channel}` };
     }
-    return this.deps.transport.send({
-      to: part.toAddress,
-      from,
-      ...(part.contentSid
-        ? { contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> }
-        : { body: part.body }),
-      ...(this.deps.statusCallbackUrl ? { statusCallback: this.deps.statusCallbackUrl } : {}),
-    });
+    const common = { to: part.toAddress, from, ...(this.deps.statusCallbackUrl ? { statusCallback: this.deps.statusCallbackUrl } : {}) };
+    if (!part.contentSid) return this.deps.transport.send({ ...common, body: part.body });
+    const result = await this.deps.transport.send({ ...common, contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> });
+    // A reply with buttons whose content Twilio refuses (deleted, or variables it will not
+    // take) still goes, as the text it carries; the content is forgotten so the next
+    // question makes it again. A reminder's template has no free-text form outside the window.
+    if (result.ok || result.retryable || part.kind === 'reminder' || !isContentRefusal(result.errorCode)) return result;
+    this.deps.logger.warn({ outboundId: part.id, errorCode: result.errorCode }, 'Twilio refused the reply\'s buttons; sending it as text');
+    this.deps.onContentRefused?.(part.contentSid);
+    const [body] = outboundBodies({ text: part.body, channel: part.channel }, this.deps.smsMaxSegments);
+    return this.deps.transport.send({ ...common, body: body ?? part.body });
   }
 
   private async finish(id: string, status: 'failed' | 'undeliverable', error: { errorCode?: number | undefined; errorMessage: string }): Promise<void> {

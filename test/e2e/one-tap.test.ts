@@ -102,6 +102,23 @@ describe('one-tap answers', () => {
     expect(harness.anthropic.requests).toHaveLength(3);
   });
 
+  it('a content Twilio no longer has: the reply goes as text, and the next question makes the shape again', async () => {
+    harness.anthropic.enqueue(...deletePacking);
+    const first = await post(whatsapp(), 'delete my packing list');
+    expect(first.contentSid).toMatch(/^HX/);
+    expect((await post(whatsapp(), 'no')).body).toBe("OK, I won't do that.");
+    harness.twilio.content.contents.delete(first.contentSid!); // deleted in the console, say
+    harness.anthropic.enqueue(...deletePacking);
+    const second = await post(whatsapp(), 'delete my packing list');
+    expect(second).toMatchObject({ body: QUESTION, contentSid: null });
+    expect(harness.twilio.requests.some((request) => request.params.ContentSid === first.contentSid && request.status === 400)).toBe(true);
+    expect((await post(whatsapp(), 'no')).body).toBe("OK, I won't do that.");
+    harness.anthropic.enqueue(...deletePacking);
+    const third = await post(whatsapp(), 'delete my packing list');
+    expect(third.contentSid).toMatch(/^HX/);
+    expect(third.contentSid).not.toBe(first.contentSid);
+  });
+
   it('SMS keeps the text form', async () => {
     harness.anthropic.enqueue(...deletePacking);
     const asked = await post(phone, 'delete my packing list');
