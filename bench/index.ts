@@ -34,6 +34,7 @@ import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
 import { scenariosBenchmark } from './scenarios.js';
 import { webhookBenchmark } from './webhook.js';
+import { typingBenchmark } from './typing.js';
 
 const benchmarks: Benchmark[] = [
   webhookBenchmark,
@@ -51,6 +52,7 @@ const benchmarks: Benchmark[] = [
   mediaBenchmark,
   brainBenchmark,
   learningBenchmark,
+  typingBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

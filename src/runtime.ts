@@ -39,8 +39,15 @@ import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
 import { TwilioTransport } from './outbox/twilio-transport.js';
+import { OneTap } from './outbox/one-tap.js';
+import { ContentShapes } from './outbox/content-shapes.js';
+import { TwilioContentApi } from './outbox/content-api.js';
+import { TwilioTypingApi } from './outbox/twilio-typing.js';
+import { TypingIndicators } from './turns/typing-indicator.js';
+import { tapAnswer } from './turns/answers/tap-answer.js';
 import { JobQueue } from './queue/job-queue.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import type { PrismaClient } from './db/prisma-types.js';
 import { randomIds, type IdGenerator } from './shared/ids.js';
 import { describeError } from './shared/errors.js';
 import { TurnLeases } from './turns/turn-lease.js';
@@ -203,6 +210,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // A send in flight longer than Twilio's own timeout plus a margin was lost with its
   // process: its claim lapses and another sender may try again.
   const dispatchClaimMs = config.twilio.timeoutMs + 15_000;
+  const extras = twilioExtras(config, prisma, clock, logger);
   const outbox = new OutboxService({
     dispatchClaimMs,
     prisma,
@@ -213,11 +221,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ids,
     logger: logger.child({ component: 'outbox' }),
     policy: { maxAttempts: config.outbox.maxAttempts, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
-    senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom },
+    senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom, rcs: config.twilio.messagingServiceSid },
     smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
     onSend: (event) => turnObserver.sent(event),
+    onContentRefused: (contentSid) => void extras.shapes?.forget(contentSid),
   });
   const assembler = new ContextAssembler(prisma, users, clock, config.history, config.turns.maxMessageTokens);
   const brain = await createBrainModule({ config, database, clock, logger, ...options.brain });
@@ -368,6 +377,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       optedOutAnswer,
       commandAnswer,
       emptyMessageAnswer,
+      tapAnswer({ prisma, questions, confirmation: confirmationAnswer({ questions, runner: actions, clock }), choice: choiceAnswer({ questions, runner: actions }) }),
       confirmationAnswer({ questions, runner: actions, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
@@ -395,6 +405,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     travel,
     learning,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
+    ...(extras.oneTap ? { oneTap: extras.oneTap } : {}),
+    ...(extras.typing ? { typing: extras.typing } : {}),
   });
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),
@@ -577,6 +589,23 @@ function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): Mo
     ...(metrics.enabled ? { onRateLimited: (model: string) => metrics.modelRateLimited(model) } : {}),
   });
   return anthropic;
+}
+
+/**
+ * With Twilio configured: buttons for confirmations and choices (the Content API, contents
+ * kept by SID) and WhatsApp's typing indicator (unless TYPING_INDICATOR=off). In local mode
+ * (console transport) neither exists: the dev phone shows the text form.
+ */
+function twilioExtras(config: Config, prisma: PrismaClient, clock: Clock, logger: Logger): { oneTap?: OneTap; shapes?: ContentShapes; typing?: TypingIndicators } {
+  const { accountSid, authToken, apiBaseUrl, timeoutMs } = config.twilio;
+  if (config.twilio.transport !== 'twilio' || !accountSid || !authToken) return {};
+  const client = { accountSid, authToken, apiBaseUrl, timeoutMs };
+  const shapes = new ContentShapes(prisma, new TwilioContentApi(client));
+  return {
+    shapes,
+    oneTap: new OneTap(shapes, logger.child({ component: 'one-tap' })),
+    ...(config.twilio.typingIndicator ? { typing: new TypingIndicators({ prisma, api: new TwilioTypingApi(client), clock, everyMs: config.twilio.typingEveryMs }) } : {}),
+  };
 }
 
 function createTransport(config: Config, logger: Logger): MessageTransport {

@@ -25,6 +25,8 @@ const TOKEN = /\uE000(\d+)\uE001/g;
 const MARKERS: Record<ChannelName, Record<string, string>> = {
   whatsapp: { [BOLD]: '*', [ITALIC]: '_', [STRIKE]: '~' },
   sms: { [BOLD]: '', [ITALIC]: '', [STRIKE]: '' },
+  // RCS text messages render no markup (and fall back to SMS): plain, like SMS.
+  rcs: { [BOLD]: '', [ITALIC]: '', [STRIKE]: '' },
 };
 
 // A backtick fence's info string can't contain backticks, so "```x```" on one line is

@@ -58,7 +58,7 @@ const help: ReadonlySet<string> = new Set(HELP_KEYWORDS);
  *   the strictest: a sender whose channel is unknown is held to the carrier rules).
  * @returns The command, or undefined for an ordinary message.
  */
-export function detectKeyword(body: string, options: { optedOut: boolean; channel?: 'sms' | 'whatsapp' | undefined }): KeywordCommand | undefined {
+export function detectKeyword(body: string, options: { optedOut: boolean; channel?: 'sms' | 'whatsapp' | 'rcs' | undefined }): KeywordCommand | undefined {
   const word = normalizeKeyword(body);
   if ((options.channel === 'whatsapp' ? whatsappOptOut : optOut).has(word)) return 'stop';
   if (optIn.has(word)) return 'start';

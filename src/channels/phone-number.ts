@@ -11,10 +11,12 @@ import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js'
 import { getAllTimezones, getCountry, getTimezone } from 'countries-and-timezones';
 
 /** The messaging channels Herald speaks over. */
-export type ChannelName = 'sms' | 'whatsapp';
+export type ChannelName = 'sms' | 'whatsapp' | 'rcs';
 
 /** Twilio marks WhatsApp addresses with this scheme; SMS addresses are bare numbers. */
 const WHATSAPP_SCHEME = 'whatsapp:';
+/** Replies from RCS users reach the webhook from `rcs:+1…` addresses. */
+const RCS_SCHEME = 'rcs:';
 
 /** "+", then digits, optionally grouped by spaces or dashes; nothing else. */
 const LOOSE_E164 = /^\+\d[\d -]*\d$/;
@@ -24,28 +26,44 @@ const STRICT_E164 = /^\+[1-9]\d{1,14}$/;
 
 /**
  * Reads a Twilio `From` or `To` address: `whatsapp:+14155550100` is WhatsApp,
- * `+14155550100` is SMS. The number must be international (leading "+") and valid; spaces
- * and dashes between digits are tolerated. Short codes, alphanumeric sender IDs, other
- * channels (`messenger:`) and anything unparseable give undefined.
+ * `rcs:+14155550100` is RCS, `+14155550100` is SMS. The number must be international
+ * (leading "+") and valid; spaces and dashes between digits are tolerated. Short codes,
+ * alphanumeric sender IDs, other channels (`messenger:`), a scheme with no number behind it
+ * (`rcs:`, `rcs:herald_agent`) and anything unparseable give undefined.
  *
  * @param address The address as Twilio sent it.
  * @returns The channel and the number in E.164, or undefined.
  */
 export function parseTwilioAddress(address: string): { channel: ChannelName; phone: string } | undefined {
   const trimmed = address.trim();
-  const isWhatsApp = trimmed.toLowerCase().startsWith(WHATSAPP_SCHEME);
-  const number = isWhatsApp ? trimmed.slice(WHATSAPP_SCHEME.length).trim() : trimmed;
+  const lower = trimmed.toLowerCase();
+  const channel: ChannelName = lower.startsWith(WHATSAPP_SCHEME) ? 'whatsapp' : lower.startsWith(RCS_SCHEME) ? 'rcs' : 'sms';
+  const number = channel === 'whatsapp' ? trimmed.slice(WHATSAPP_SCHEME.length).trim() : channel === 'rcs' ? trimmed.slice(RCS_SCHEME.length).trim() : trimmed;
   const parsed = parseInternationalNumber(number);
   if (parsed === undefined) return undefined;
-  return { channel: isWhatsApp ? 'whatsapp' : 'sms', phone: parsed.number };
+  return { channel, phone: parsed.number };
 }
 
 /**
- * The Twilio address for a number on a channel; the inverse of {@link parseTwilioAddress}.
+ * Why an address {@link parseTwilioAddress} refused is refused, in words for a 4xx: an RCS
+ * or WhatsApp scheme with no number behind it is named as such, anything else is "not a
+ * phone number".
+ */
+export function describeUnusableAddress(address: string): string {
+  const lower = address.trim().toLowerCase();
+  if (lower.startsWith(RCS_SCHEME)) return 'is an RCS address with no phone number behind it (expected rcs:+E.164)';
+  if (lower.startsWith(WHATSAPP_SCHEME)) return 'is a WhatsApp address with no valid phone number behind it (expected whatsapp:+E.164)';
+  return 'is not a phone number Herald can answer';
+}
+
+/**
+ * The Twilio address to send to for a number on a channel. RCS goes to the bare number
+ * through a Messaging Service with an RCS sender: Twilio tries RCS first and falls back to
+ * SMS by itself (an `rcs:` To would forbid the fallback).
  *
  * @param phone A number in E.164 ("+14155550100").
  * @param channel The channel to address it on.
- * @returns `whatsapp:+14155550100` for WhatsApp, the bare number for SMS.
+ * @returns `whatsapp:+14155550100` for WhatsApp, the bare number for SMS and RCS.
  * @throws RangeError if `phone` is not in E.164; passing anything else is a bug.
  */
 export function toTwilioAddress(phone: string, channel: ChannelName): string {

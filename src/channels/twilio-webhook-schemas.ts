@@ -11,7 +11,7 @@ function withoutNulCharacters(value: unknown): unknown {
 }
 
 /**
- * Twilio's inbound message webhook (SMS and WhatsApp), as the form fields it posts.
+ * Twilio's inbound message webhook (SMS, WhatsApp and RCS), as the form fields it posts.
  * Only what Herald reads is declared; Twilio adds fields over time, so unknown ones are
  * accepted and ignored (a loose object).
  */
@@ -26,6 +26,12 @@ export const inboundMessageSchema = z.preprocess(withoutNulCharacters, z.looseOb
   ProfileName: z.string().max(256).optional(),
   /** WhatsApp: the sid of the message this one replies to (quotes), when it quotes one. */
   OriginalRepliedMessageSid: z.string().regex(/^(SM|MM)[0-9a-zA-Z]{10,64}$/).optional().catch(undefined),
+  /**
+   * WhatsApp and RCS: the payload of the quick-reply button or list item the user tapped
+   * (Body and ButtonText carry its title). Malformed: dropped, the message kept as text.
+   */
+  ButtonPayload: z.string().min(1).max(256).optional().catch(undefined),
+  ButtonText: z.string().max(256).optional().catch(undefined),
   /** Present when Twilio's Advanced Opt-Out recognised a keyword. */
   OptOutType: z.enum(['STOP', 'START', 'HELP']).optional(),
   /** A WhatsApp location pin. A malformed pin is dropped, never the message with it. */
@@ -83,7 +89,28 @@ export const statusCallbackSchema = z.looseObject({
   // Twilio sends an empty ErrorCode on success; treat it as absent, not as error 0.
   ErrorCode: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().optional()),
   ErrorMessage: z.string().max(1000).optional(),
+  /**
+   * The sender the message went out from: `rcs:<agent>` when a Messaging Service delivered it
+   * over RCS, the phone number when Twilio fell back to SMS, `whatsapp:+…` on WhatsApp.
+   */
+  From: z.string().max(128).optional().catch(undefined),
+  /** The channel Twilio names for the message when it names one ("rcs", "whatsapp"). */
+  ChannelPrefix: z.string().max(32).optional().catch(undefined),
 });
+
+/**
+ * The channel a status callback says a message really travelled on (an RCS message that
+ * Twilio fell back to SMS reports its SMS number), or undefined when it does not say.
+ */
+export function deliveredChannel(callback: Pick<StatusCallbackWebhook, 'From' | 'ChannelPrefix'>): 'sms' | 'whatsapp' | 'rcs' | undefined {
+  const prefix = callback.ChannelPrefix?.trim().toLowerCase();
+  if (prefix === 'rcs' || prefix === 'whatsapp') return prefix;
+  const from = callback.From?.trim().toLowerCase();
+  if (!from) return prefix === 'sms' ? 'sms' : undefined;
+  if (from.startsWith('rcs:')) return 'rcs';
+  if (from.startsWith('whatsapp:')) return 'whatsapp';
+  return /^\+?\d{3,15}$/.test(from) ? 'sms' : undefined;
+}
 
 /** A parsed status callback. */
 export type StatusCallbackWebhook = z.infer<typeof statusCallbackSchema>;

@@ -41,6 +41,11 @@ function toConfig(environment: Environment) {
       whatsappFrom: environment.TWILIO_WHATSAPP_FROM,
       apiBaseUrl: environment.TWILIO_API_BASE_URL,
       whatsappReminderContentSid: environment.TWILIO_WHATSAPP_REMINDER_CONTENT_SID,
+      /** The Messaging Service with the RCS sender: RCS replies, reminders and notices go through it (Twilio falls back to SMS). */
+      messagingServiceSid: environment.TWILIO_MESSAGING_SERVICE_SID,
+      /** WhatsApp's "typing…" while a turn calls the model, renewed every `typingEveryMs` (it shows for up to 25 s). */
+      typingIndicator: environment.TYPING_INDICATOR === 'on',
+      typingEveryMs: environment.TYPING_INDICATOR_EVERY_MS,
       timeoutMs: environment.TWILIO_TIMEOUT_MS,
       /** An API key pair (SK…) Herald uses instead of the auth token for media, when set. */
       apiKey:

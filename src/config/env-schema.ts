@@ -157,6 +157,9 @@ export const environmentSchema = z
     TWILIO_API_KEY_SID: unsetWhenEmpty(z.string().trim().regex(/^SK[0-9a-fA-F]{32}$/, 'must look like SK followed by 32 hex characters').optional()),
     TWILIO_API_KEY_SECRET: optionalString,
     TWILIO_DELETE_MEDIA: flag(true),
+    TWILIO_MESSAGING_SERVICE_SID: unsetWhenEmpty(z.string().trim().regex(/^MG[0-9a-fA-F]{32}$/, 'must look like MG followed by 32 hex characters').optional()),
+    TYPING_INDICATOR: unsetWhenEmpty(z.enum(['on', 'off']).default('on')),
+    TYPING_INDICATOR_EVERY_MS: integer(20_000, 1_000, 25_000),
 
     MEDIA_MAX_BYTES: integer(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     MEDIA_TIMEOUT_MS: integer(20_000, 1),

@@ -12,7 +12,7 @@ import { countryOfPhone } from '../channels/phone-number.js';
 export interface TurnInput {
   turnId: string;
   userId: string;
-  channel: 'sms' | 'whatsapp';
+  channel: 'sms' | 'whatsapp' | 'rcs';
   messages: Array<{ id: string; content: string; numMedia: number }>;
   /** The plan whose question these messages answer. */
   resume?: ResumedPlan | undefined;

@@ -67,7 +67,7 @@ export const resumedPlanSchema = clarificationPayloadSchema.extend({ question: z
 export const orchestratorContextSchema = z.object({
   turnId: z.string(),
   user: userContextSchema,
-  channel: z.enum(['sms', 'whatsapp']),
+  channel: z.enum(['sms', 'whatsapp', 'rcs']),
   facts: z.array(factSchema),
   /** The sliding window, oldest first, not including the message being answered. */
   history: z.array(historyMessageSchema),

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { webhookAttachments, webhookLocation, type InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
-import { parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
+import { describeUnusableAddress, parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, uuidv7 } from '../shared/sql.js';
@@ -56,12 +56,12 @@ WITH keys AS (
     "preferredChannel" = EXCLUDED."preferredChannel",
     "lastWhatsappInboundAt" = COALESCE(EXCLUDED."lastWhatsappInboundAt", "User"."lastWhatsappInboundAt"),
     "whatsappUnreachableAt" = CASE WHEN EXCLUDED."preferredChannel" = 'whatsapp' THEN NULL ELSE "User"."whatsappUnreachableAt" END,
-    "smsUnreachableAt" = CASE WHEN EXCLUDED."preferredChannel" = 'sms' THEN NULL ELSE "User"."smsUnreachableAt" END,
+    "smsUnreachableAt" = CASE WHEN EXCLUDED."preferredChannel" IN ('sms', 'rcs') THEN NULL ELSE "User"."smsUnreachableAt" END,
     "updatedAt" = EXCLUDED."updatedAt"
   RETURNING "id"
 ), message AS (
-  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "traceContext", "location", "inboundStatus", "createdAt")
-  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, $15, $16::jsonb, 'pending'::"InboundStatus", $2::timestamp FROM contact
+  INSERT INTO "Message" ("id", "userId", "role", "content", "channel", "twilioSid", "tokenCount", "numMedia", "heraldAddress", "optOutType", "quotedSid", "traceContext", "location", "buttonPayload", "inboundStatus", "createdAt")
+  SELECT $1::uuid, contact."id", 'user'::"MessageRole", $8, $7::"Channel", $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $20, 'pending'::"InboundStatus", $2::timestamp FROM contact
   RETURNING "id", "userId"
 ), media AS (
   INSERT INTO "MessageMedia" ("id", "messageId", "position", "url", "declaredType", "createdAt", "updatedAt")
@@ -116,7 +116,7 @@ export class InboundService {
   async receive(delivery: InboundDelivery): Promise<InboundOutcome> {
     const { webhook } = delivery;
     const sender = parseTwilioAddress(webhook.From);
-    if (!sender) return { kind: 'rejected', reason: 'From is not a phone number Herald can answer' };
+    if (!sender) return { kind: 'rejected', reason: `From ${describeUnusableAddress(webhook.From)}` };
     // Before anything is stored: a sender who may not use Herald leaves no trace but a notice.
     if (this.gate) {
       const decision = await this.gate.check(sender.phone, webhook.Body);
@@ -151,6 +151,7 @@ export class InboundService {
       attachments.map(() => uuidv7(this.clock.now())),
       attachments.map((attachment) => attachment.url),
       attachments.map((attachment) => attachment.contentType),
+      webhook.ButtonPayload ?? null,
     ];
     try {
       return await this.record(values, messageId, !delivery.deferTurnUntil);

@@ -59,7 +59,7 @@ export class MyDataPage {
           { key: 'Language', value: user.language ?? '(not known yet)' },
           { key: 'Quiet hours (no notices from Herald)', value: user.quietHours ?? 'the default' },
           { key: 'Messages from Herald', value: user.optedOut ? 'stopped (you texted STOP)' : 'on' },
-          { key: 'Replies go by', value: user.preferredChannel === 'whatsapp' ? 'WhatsApp' : 'SMS' },
+          { key: 'Replies go by', value: user.preferredChannel === 'whatsapp' ? 'WhatsApp' : user.preferredChannel === 'rcs' ? 'RCS' : 'SMS' },
           { key: 'With Herald since', value: when(user.createdAt) },
           ...(grant ? [{ key: "On the owners' invite list", value: grant.revokedAt ? `removed ${when(grant.revokedAt)}` : `since ${when(grant.createdAt)} (kept if you erase your data)` }] : []),
         ],

@@ -5,7 +5,7 @@ import type { MessageTransport, TransportMessage, TransportResult } from '../out
 export interface FedMessage {
   /** The recipient's number, E.164. */
   to: string;
-  channel: 'sms' | 'whatsapp';
+  channel: 'sms' | 'whatsapp' | 'rcs';
   body: string;
   /** ISO time it was sent. */
   at: string;

@@ -98,7 +98,7 @@ export class DateOffers {
             ],
           }),
         ],
-        OFFER_TTL_MS,
+        { ttlMs: OFFER_TTL_MS },
       );
       await this.deps.scheduler.schedule(userId, { transaction });
       return true;

@@ -35,7 +35,7 @@ export interface HeraldMetrics {
   scrape(): Promise<{ contentType: string; body: string }>;
 }
 
-export type ChannelLabel = 'sms' | 'whatsapp' | 'unknown';
+export type ChannelLabel = 'sms' | 'whatsapp' | 'rcs' | 'unknown';
 export type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'refused';
 /** replied; apology (a reply that says something failed); refused_budget / refused_access; recovery (handed to another attempt); ignored (opted out, or a silent keyword). */
 export type TurnOutcomeLabel = 'replied' | 'apology' | 'refused_budget' | 'refused_access' | 'recovery' | 'ignored';
@@ -144,7 +144,7 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     new Gauge({ name: 'herald_outbox_waiting', help: 'Outbound parts waiting to be sent, by channel, read at scrape time (cached a few seconds).', labelNames: ['channel'], registers, async collect() {
       const rows = await waiting();
       this.reset();
-      for (const channel of ['sms', 'whatsapp']) this.set({ channel }, 0);
+      for (const channel of ['sms', 'whatsapp', 'rcs']) this.set({ channel }, 0);
       for (const row of rows) this.set({ channel: safeLabel(row.channel) }, row.count);
     } });
   }
@@ -223,7 +223,7 @@ export const noopMetrics: HeraldMetrics = {
   },
 };
 
-/** The channel of a Twilio address ("whatsapp:+1…" or "+1…"). */
+/** The channel of a Twilio address ("whatsapp:+1…", "rcs:+1…" or "+1…"). */
 export function channelOfAddress(address: string): ChannelLabel {
-  return address.startsWith('whatsapp:') ? 'whatsapp' : address.startsWith('+') ? 'sms' : 'unknown';
+  return address.startsWith('whatsapp:') ? 'whatsapp' : address.startsWith('rcs:') ? 'rcs' : address.startsWith('+') ? 'sms' : 'unknown';
 }

@@ -3,6 +3,7 @@ import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
 import { formatForChannel } from '../channels/format-message.js';
 import { splitMessage } from '../channels/split-message.js';
+import { CHANNEL_LIMITS } from '../channels/channel-limits.js';
 import { capSmsSegments, isGsm7, plainSmsPunctuation } from '../channels/sms-encoding.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
@@ -80,7 +81,7 @@ type PartOutcome = { kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind
 export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>, smsMaxSegments = Number.POSITIVE_INFINITY): string[] {
   if (draft.template) return [draft.text];
   const formatted = formatForChannel(draft.text, draft.channel);
-  if (draft.channel !== 'sms') return splitMessage(formatted);
+  if (!CHANNEL_LIMITS[draft.channel].segmented) return splitMessage(formatted);
   // Plain punctuation only where it makes the text GSM-7: text that needs Unicode anyway
   // (Hebrew, emoji, a ✓) costs the same per character, and "..." is longer than "…".
   const plain = plainSmsPunctuation(formatted);
@@ -109,8 +110,12 @@ export interface OutboxDependencies {
   policy: RetryPolicy;
   /** SMS_MAX_SEGMENTS: the most segments one SMS reply may cost; longer replies are cut. */
   smsMaxSegments?: number;
-  /** Configured senders per channel, used when a message has no fromAddress. */
-  senders: { sms?: string | undefined; whatsapp?: string | undefined };
+  /**
+   * Configured senders per channel. RCS: the Messaging Service with the RCS sender
+   * (TWILIO_MESSAGING_SERVICE_SID), which falls back to SMS itself; without one, RCS users
+   * are answered from the SMS sender.
+   */
+  senders: { sms?: string | undefined; whatsapp?: string | undefined; rcs?: string | undefined };
   /** Twilio posts delivery updates here (absent on the console transport). */
   statusCallbackUrl?: string | undefined;
   /** Longest back-off waited in-process; longer ones are rescheduled as jobs. */
@@ -121,6 +126,13 @@ export interface OutboxDependencies {
   random?: () => number;
   /** Told of every send attempt's outcome (metrics, traces); never its body or address. */
   onSend?: (event: OutboxSendEvent) => void;
+  /** Told when Twilio refuses a content Herald made (21655, 21656): its cached SID is forgotten. */
+  onContentRefused?: (contentSid: string) => void;
+}
+
+/** Twilio's refusals of a content or its variables (the ContentSid is invalid; the ContentVariables are). */
+function isContentRefusal(errorCode: number | undefined): boolean {
+  return errorCode === 21655 || errorCode === 21656;
 }
 
 /** One send attempt, as observability sees it. */
@@ -224,7 +236,10 @@ export class OutboxService {
    * Applies a Twilio status callback. Callbacks come out of order and twice; a status
    * only replaces one of lower rank.
    */
-  async applyStatusCallback(update: { sid: string; status: string; errorCode?: number | undefined; errorMessage?: string | undefined }): Promise<'updated' | 'ignored'> {
+  async applyStatusCallback(update: { sid: string; status: string; errorCode?: number | undefined; errorMessage?: string | undefined; channel?: Channel | undefined }): Promise<'updated' | 'ignored'> {
+    // The channel it really went on (an RCS message Twilio fell back to SMS says "sms"): kept
+    // from the first callback that names it, whatever the order statuses arrive in.
+    if (update.channel) await this.deps.prisma.outboundMessage.updateMany({ where: { twilioSid: update.sid, finalChannel: null }, data: { finalChannel: update.channel } });
     const status = parseTwilioStatus(update.status);
     if (!status) return 'ignored';
     const rank = statusRank[status];
@@ -390,24 +405,27 @@ export class OutboxService {
    * transport, no real sending) may a channel with no configured sender answer from it.
    */
   private senderFor(channel: Channel, fromAddress: string | null | undefined): string | undefined {
-    const configured = channel === 'whatsapp' ? this.deps.senders.whatsapp : this.deps.senders.sms;
+    const configured = channel === 'whatsapp' ? this.deps.senders.whatsapp : channel === 'rcs' ? (this.deps.senders.rcs ?? this.deps.senders.sms) : this.deps.senders.sms;
     if (configured) return configured;
     return this.deps.transport.name === 'twilio' ? undefined : (fromAddress ?? undefined);
   }
 
-  private send(part: SendablePart): Promise<TransportResult> {
+  private async send(part: SendablePart): Promise<TransportResult> {
     const from = this.senderFor(part.channel, part.fromAddress);
     if (!from) {
-      return Promise.resolve({ ok: false, retryable: false, message: `no sender configured for ${part.channel}` });
+      return { ok: false, retryable: false, message: `no sender configured for ${part.channel}` };
     }
-    return this.deps.transport.send({
-      to: part.toAddress,
-      from,
-      ...(part.contentSid
-        ? { contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> }
-        : { body: part.body }),
-      ...(this.deps.statusCallbackUrl ? { statusCallback: this.deps.statusCallbackUrl } : {}),
-    });
+    const common = { to: part.toAddress, from, ...(this.deps.statusCallbackUrl ? { statusCallback: this.deps.statusCallbackUrl } : {}) };
+    if (!part.contentSid) return this.deps.transport.send({ ...common, body: part.body });
+    const result = await this.deps.transport.send({ ...common, contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> });
+    // A reply with buttons whose content Twilio refuses (deleted, or variables it will not
+    // take) still goes, as the text it carries; the content is forgotten so the next
+    // question makes it again. A reminder's template has no free-text form outside the window.
+    if (result.ok || result.retryable || part.kind === 'reminder' || !isContentRefusal(result.errorCode)) return result;
+    this.deps.logger.warn({ outboundId: part.id, errorCode: result.errorCode }, 'Twilio refused the reply\'s buttons; sending it as text');
+    this.deps.onContentRefused?.(part.contentSid);
+    const [body] = outboundBodies({ text: part.body, channel: part.channel }, this.deps.smsMaxSegments);
+    return this.deps.transport.send({ ...common, body: body ?? part.body });
   }
 
   private async finish(id: string, status: 'failed' | 'undeliverable', error: { errorCode?: number | undefined; errorMessage: string }): Promise<void> {
@@ -435,7 +453,10 @@ function partRow(draft: OutboundDraft, body: string, partIndex: number, partCoun
   };
 }
 
-/** The channel's "To" address for a phone number. */
+/**
+ * The channel's "To" address for a phone number. RCS goes to the bare number through the
+ * Messaging Service, which tries RCS and falls back to SMS itself.
+ */
 export function addressFor(phone: string, channel: Channel): string {
   return channel === 'whatsapp' ? `whatsapp:${phone}` : phone;
 }

@@ -42,15 +42,24 @@ export class PendingQuestions {
   ) {}
 
   /**
-   * Stores what a turn asked, in the caller's transaction; questions asked before are cancelled.
-   * `ttlMs` overrides the lifetime (an offer Herald makes on its own waits longer than 5 minutes).
+   * Stores what a turn asked, in the caller's transaction; questions asked before are
+   * cancelled. `ttlMs` overrides the lifetime (an offer Herald makes on its own waits longer
+   * than 5 minutes); `shortIds`, when given, are the ids the reply's buttons already carry (one
+   * per ask, from {@link newShortId}).
    */
-  async stage(transaction: Prisma.TransactionClient, asked: { userId: string; turnId?: string | undefined; channel: Channel }, asks: QuestionAsk[], ttlMs = this.ttlMs): Promise<string[]> {
+  async stage(
+    transaction: Prisma.TransactionClient,
+    asked: { userId: string; turnId?: string | undefined; channel: Channel },
+    asks: QuestionAsk[],
+    options: { ttlMs?: number | undefined; shortIds?: string[] | undefined } = {},
+  ): Promise<string[]> {
+    const ttlMs = options.ttlMs ?? this.ttlMs;
+    const givenShortIds = options.shortIds ?? [];
     const now = this.clock.now();
     await transaction.pendingQuestion.updateMany({ where: { userId: asked.userId, status: 'pending' }, data: { status: 'cancelled', resolvedAt: now } });
     const shortIds: string[] = [];
-    for (const ask of asks) {
-      const shortId = this.shortId();
+    for (const [index, ask] of asks.entries()) {
+      const shortId = givenShortIds[index] ?? this.shortId();
       shortIds.push(shortId);
       await transaction.pendingQuestion.create({
         data: {
@@ -146,6 +155,11 @@ export class PendingQuestions {
   /** Keeps a question pending with a new payload (a choice asked again once). */
   async update(id: string, payload: unknown): Promise<void> {
     await this.prisma.pendingQuestion.updateMany({ where: { id, status: 'pending' }, data: { payload: payload as Prisma.InputJsonValue } });
+  }
+
+  /** A short id for a question about to be asked, so the buttons that answer it can carry it before it is stored. */
+  newShortId(): string {
+    return this.shortId();
   }
 
   /** Eight characters, from the injected id generator (predictable in tests, random in production). */

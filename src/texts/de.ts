@@ -156,4 +156,11 @@ export const de: TextTable = {
   travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
   travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen folgen jetzt der Zeit in {zone}.",
   dateOfferDone: "Erledigt: Ich erinnere dich jedes Jahr am {date}.",
+
+  // One-tap answers.
+  buttonYes: "Ja",
+  buttonNo: "Nein",
+  buttonChoose: "Auswählen",
+  tapClosed: "Diese Frage ist nicht mehr offen, daher habe ich nichts getan.",
+  tapExpired: "Diese Frage hat länger als {minutes} Minuten gewartet, daher habe ich nichts getan. Frag noch einmal, wenn du es noch willst.",
 };

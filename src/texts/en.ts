@@ -170,6 +170,13 @@ export const en = {
   travelQuestion: "You're on {zone} time now. Should your repeating reminders move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
   travelMoved: "Done: your repeating reminders now follow {zone} time.",
   dateOfferDone: "Done: I'll remind you every year on {date}.",
+
+  // One-tap answers (WhatsApp and RCS buttons; src/outbox/one-tap.ts): button titles (20 characters at most) and what a tap on a closed question is told.
+  buttonYes: "Yes",
+  buttonNo: "No",
+  buttonChoose: "Choose",
+  tapClosed: "That question is no longer open, so I did nothing.",
+  tapExpired: "That question waited more than {minutes} minutes, so I did nothing. Ask again if you still want it.",
 } as const;
 
 /** The name of one of Herald's fixed texts. */

@@ -156,4 +156,11 @@ export const es: TextTable = {
   travelQuestion: "Ahora estás en hora de {zone}. ¿Muevo tus recordatorios repetidos contigo (las 9:00 siguen siendo las 9:00 donde estés)? SÍ para moverlos, NO para dejarlos en hora de {home}.",
   travelMoved: "Hecho: tus recordatorios repetidos siguen ahora la hora de {zone}.",
   dateOfferDone: "Hecho: te lo recordaré cada año el {date}.",
+
+  // One-tap answers.
+  buttonYes: "Sí",
+  buttonNo: "No",
+  buttonChoose: "Elegir",
+  tapClosed: "Esa pregunta ya no está abierta, así que no hice nada.",
+  tapExpired: "Esa pregunta esperó más de {minutes} minutos, así que no hice nada. Vuelve a pedirlo si aún lo quieres.",
 };

@@ -156,4 +156,11 @@ export const fr: TextTable = {
   travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
   travelMoved: "C'est fait : tes rappels répétés suivent maintenant l'heure de {zone}.",
   dateOfferDone: "C'est fait : je te le rappellerai chaque année le {date}.",
+
+  // One-tap answers.
+  buttonYes: "Oui",
+  buttonNo: "Non",
+  buttonChoose: "Choisir",
+  tapClosed: "Cette question n'est plus ouverte, je n'ai donc rien fait.",
+  tapExpired: "Cette question a attendu plus de {minutes} minutes, je n'ai donc rien fait. Redemandez si vous le voulez toujours.",
 };

@@ -156,4 +156,11 @@ export const pt: TextTable = {
   travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
   travelMoved: "Pronto: seus lembretes repetidos agora seguem o horário de {zone}.",
   dateOfferDone: "Pronto: vou lembrar você todo ano em {date}.",
+
+  // One-tap answers.
+  buttonYes: "Sim",
+  buttonNo: "Não",
+  buttonChoose: "Escolher",
+  tapClosed: "Essa pergunta já não está aberta, por isso não fiz nada.",
+  tapExpired: "Essa pergunta esperou mais de {minutes} minutos, por isso não fiz nada. Peça de novo se ainda quiser.",
 };

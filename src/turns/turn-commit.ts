@@ -66,9 +66,9 @@ export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommi
       await stageMissedReminderNotice(transaction, deps.outbox, { userId, turnId, ...address, language: recipient.language, now });
     }
     for (const effect of outcome.effects ?? []) await effect(transaction);
-    if (outcome.questions && outcome.questions.length > 0) await deps.questions.stage(transaction, { userId, turnId, channel }, outcome.questions);
+    if (outcome.questions && outcome.questions.length > 0) await deps.questions.stage(transaction, { userId, turnId, channel }, outcome.questions, { shortIds: outcome.questionShortIds });
     if (outcome.reply && address) {
-      const staged = await deps.outbox.stage(transaction, { userId, turnId, kind: keyword ? 'system' : 'reply', ...address, text: outcome.reply });
+      const staged = await deps.outbox.stage(transaction, { userId, turnId, kind: keyword ? 'system' : 'reply', ...address, text: outcome.reply, template: outcome.buttons });
       await transaction.message.create({
         data: { userId, role: 'assistant', kind: outcome.replyKind ?? 'chat', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, outboundGroupId: staged.groupId, createdAt: now },
       });

@@ -2,6 +2,7 @@ import type { ModelUsageLine } from '../model/counting-model.js';
 import { roundUsd } from '../model/model-cost.js';
 import type { MessageKind, Prisma } from '../generated/prisma/client.js';
 import type { QuestionAsk } from '../questions/pending-question.js';
+import type { ButtonTemplate } from '../outbox/one-tap.js';
 
 /** What a turn decided: a reply (from a keyword, a command, a confirmation or the model) and what it cost. */
 export interface TurnOutcome {
@@ -21,6 +22,10 @@ export interface TurnOutcome {
   ignored?: boolean;
   /** Questions the reply asks (a YES for held actions, a "Which one?", a clarification), kept until answered. */
   questions?: QuestionAsk[];
+  /** The questions' short ids, chosen before the commit because the reply's buttons carry them. */
+  questionShortIds?: string[];
+  /** The reply goes as a content with buttons (WhatsApp inside the window, RCS) instead of plain text. */
+  buttons?: ButtonTemplate;
   /**
    * Changes that belong to the answer itself (a snooze's new reminder): made inside the
    * turn's commit, so a crash leaves them undone with the message still pending, and the

@@ -33,6 +33,11 @@ import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './t
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import type { TurnOutcomeLabel } from '../observability/metrics.js';
 import type { LongReplies } from './long-replies.js';
+import { OneTap } from '../outbox/one-tap.js';
+import type { TypingIndicators, TypingSession } from './typing-indicator.js';
+
+/** WhatsApp's free-form window: 24 hours from the user's last message. */
+const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
 
@@ -78,6 +83,10 @@ export interface TurnRunnerDependencies {
   travel?: Pick<ReminderTravel, 'questionAfter'>;
   /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
   quietHours?: Pick<QuietHours, 'isQuiet'>;
+  /** Confirmations and choices as buttons where the channel has them (src/outbox/one-tap.ts); absent: text only. */
+  oneTap?: OneTap;
+  /** WhatsApp's "typing…" while the model works (src/turns/typing-indicator.ts); absent: none. */
+  typing?: TypingIndicators;
 }
 
 /** How a turn ended, for metrics: never its text or its user. */
@@ -216,6 +225,7 @@ export class TurnRunner {
       const language = readerLanguage(turn.language, reply.slice(0, 1_000));
       outcome = { ...outcome, reply: await this.deps.longReplies.fit(reply, { userId: user.id, timezone: user.timezone, language, channel }, tail) };
     }
+    outcome = await this.withButtons(turn, outcome);
 
     // What the user writes to the model in is their language from now on (the default for
     // texts with no words, and for reminders); command words ("snooze", "yes", "2") say nothing of it.
@@ -246,15 +256,35 @@ export class TurnRunner {
     );
   }
 
+  /**
+   * A reply that asks a confirmation or a choice, on a channel with buttons (RCS; WhatsApp
+   * inside the 24-hour window the user's message opened), goes as a content with YES/NO
+   * quick replies or a list picker. The questions' short ids are chosen now, for the buttons
+   * to carry; a Content API failure leaves the text form, in this same turn.
+   */
+  private async withButtons(turn: IncomingTurn, outcome: TurnOutcome): Promise<TurnOutcome> {
+    const asks = outcome.questions ?? [];
+    if (!this.deps.oneTap || !outcome.reply || !asks.some((ask) => ask.kind === 'confirmation' || ask.kind === 'choice')) return outcome;
+    const windowOpen = this.deps.clock.now().getTime() - turn.latest.createdAt.getTime() < WHATSAPP_WINDOW_MS;
+    if (!OneTap.available(turn.channel, windowOpen)) return outcome;
+    const shortIds = asks.map(() => this.deps.questions.newShortId());
+    const language = readerLanguage(turn.language, outcome.reply.slice(0, 1_000));
+    const buttons = await this.deps.oneTap.template({ channel: turn.channel, reply: outcome.reply, asks, shortIds, language });
+    return { ...outcome, questionShortIds: shortIds, ...(buttons ? { buttons } : {}) };
+  }
+
   /** The orchestrator's answer; a pending clarification's plan is resumed with this message as the answer. */
   private async answer(turn: IncomingTurn, signal: AbortSignal): Promise<TurnOutcome> {
     const { user, batch, logger } = turn;
     let media: Awaited<ReturnType<TurnRunner['prepareMedia']>> | undefined;
+    let typing: TypingSession | undefined;
     try {
       media = turn.carriesMedia ? await this.prepareMedia(turn, signal) : undefined;
       const typed = batch.map((message) => message.content).join(' ');
       const early = media && answerWithoutModel(media.prepared, media.user, typed);
       if (early) return early;
+      // The model will be called: WhatsApp shows "typing…" until the reply or the progress message.
+      typing = this.deps.typing?.start(turn.latest, logger);
       const resumed = await this.resumable(turn);
       const [context, subject] = await Promise.all([
         (this.deps.tracing ?? noopTracing).span('herald.context', {}, () =>
@@ -272,6 +302,7 @@ export class TurnRunner {
       if (subject) context.subject = subject;
       // Quiet hours hold progress messages; the reply comes before they end, so a held one is never sent.
       const onProgress = async (text: string) => {
+        typing?.stop();
         if (this.deps.quietHours?.isQuiet(user, this.deps.clock.now())) {
           logger.info({ event: 'progress_held', reason: 'quiet_hours' }, 'quiet hours: no progress message');
           return;
@@ -279,6 +310,7 @@ export class TurnRunner {
         await this.sendProgress(turn.turnId, user.id, turn.channel, turn.latest, text);
       };
       const result = await this.deps.orchestrate(context, { signal, onProgress });
+      typing?.stop();
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;
       const outcome: TurnOutcome = {
@@ -298,6 +330,7 @@ export class TurnRunner {
       };
       return media ? withMedia(outcome, media.prepared, context.user, context.message.text) : outcome;
     } catch (error) {
+      typing?.stop();
       if (signal.aborted) throw interruption(signal, error);
       // A bug, not an expected failure: still never leave the user in silence.
       logger.error({ error: describeError(error) }, 'turn crashed; apologising');

@@ -42,6 +42,7 @@ export class UserService {
     const now = this.clock.now();
     await executor.user.update({
       where: { id: userId },
+      // RCS reaches the same number as SMS (and falls back to it): one mark for both.
       data: channel === 'whatsapp' ? { whatsappUnreachableAt: now } : { smsUnreachableAt: now },
     });
   }

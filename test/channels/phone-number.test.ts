@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { getAllCountries, getCountry } from 'countries-and-timezones';
 import {
   countryOfPhone,
+  describeUnusableAddress,
   parseTwilioAddress,
   timezoneForCountry,
   timezoneForPhone,
@@ -195,5 +196,21 @@ describe('timezoneForCountry', () => {
       if (zone === undefined) continue;
       expect(() => new Intl.DateTimeFormat('en', { timeZone: zone }), `${country}: ${zone}`).not.toThrow();
     }
+  });
+});
+
+describe('RCS addresses (issue 24)', () => {
+  it('reads rcs:+E.164 as RCS, the same number as SMS', () => {
+    expect(parseTwilioAddress('rcs:+14155550100')).toEqual({ channel: 'rcs', phone: '+14155550100' });
+    expect(parseTwilioAddress('RCS: +1 415-555-0100')).toEqual({ channel: 'rcs', phone: '+14155550100' });
+  });
+
+  it.each(['rcs:', 'rcs: ', 'rcs:herald_agent', 'rcs:12345'])('refuses %j, naming what is wrong', (address) => {
+    expect(parseTwilioAddress(address)).toBeUndefined();
+    expect(describeUnusableAddress(address)).toBe('is an RCS address with no phone number behind it (expected rcs:+E.164)');
+  });
+
+  it('sends RCS to the bare number (the Messaging Service falls back to SMS)', () => {
+    expect(toTwilioAddress('+14155550100', 'rcs')).toBe('+14155550100');
   });
 });

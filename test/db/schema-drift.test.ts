@@ -92,7 +92,7 @@ describe('drift is reported', () => {
     ['a changed enum default', `ALTER TABLE "User" ALTER COLUMN "preferredChannel" SET DEFAULT 'whatsapp'`, /"User"\."preferredChannel": default is 'whatsapp'::"Channel", schema\.prisma says 'sms'::"Channel"/],
     ['an extra DB default', `ALTER TABLE "Fact" ALTER COLUMN "category" SET DEFAULT 'misc'`, /"Fact"\."category": default is 'misc'::text, schema\.prisma says none/],
     ['an enum column turned text', 'ALTER TABLE "Message" ALTER COLUMN "role" TYPE text', /"Message"\."role": type is text, schema\.prisma says enum:MessageRole/],
-    ['an extra enum value', `ALTER TYPE "Channel" ADD VALUE 'telegram'`, /^enum "Channel": values are \[sms, whatsapp, telegram\], schema\.prisma says \[sms, whatsapp\]$/],
+    ['an extra enum value', `ALTER TYPE "Channel" ADD VALUE 'telegram'`, /^enum "Channel": values are \[sms, whatsapp, rcs, telegram\], schema\.prisma says \[sms, whatsapp, rcs\]$/],
     ['an enum value renamed', `ALTER TYPE "MessageRole" RENAME VALUE 'assistant' TO 'bot'`, /^enum "MessageRole": values are \[user, bot\]/],
     ['an extra enum type', `CREATE TYPE "Mood" AS ENUM ('happy')`, /^enum "Mood" is not in schema\.prisma$/],
     ['an extra table', 'CREATE TABLE "Stray" ("id" integer)', /^table "Stray" is not in schema\.prisma$/],
@@ -144,7 +144,7 @@ model DriftProbe {
     expect(drift).toEqual(
       expect.arrayContaining([
         '"Fact"."pinned": column is missing',
-        'enum "Channel": values are [sms, whatsapp], schema.prisma says [telegram, sms, whatsapp]',
+        'enum "Channel": values are [sms, whatsapp, rcs], schema.prisma says [telegram, sms, whatsapp, rcs]',
         'index "InboundDedupe_receivedAt_idx" (normal btree on "InboundDedupe"(receivedAt)) is missing',
       ]),
     );

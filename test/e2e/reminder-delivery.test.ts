@@ -377,6 +377,8 @@ describe('WhatsApp reminders outside the 24-hour window, with a template configu
   beforeAll(async () => {
     harness = await HeraldHarness.start({ clock, start: false, env: { TWILIO_WHATSAPP_REMINDER_CONTENT_SID: templateSid } });
     await startQueueWithoutWorkers(harness);
+    // The operator's approved template, as it exists in their account.
+    harness.twilio.content.register(templateSid, { body: 'Reminder: {{1}}' });
   });
   afterAll(async () => {
     await harness.close();

@@ -56,7 +56,8 @@ describe('FakeTwilioServer with the real twilio SDK', () => {
     expect(fake.requests[0]?.params).toMatchObject({ To: to, From: from, Body: 'Hello from Herald' });
   });
 
-  it('accepts a WhatsApp template sent with ContentSid and no body', async () => {
+  it('accepts a WhatsApp template sent with ContentSid and no body, showing it rendered with the variables', async () => {
+    fake.content.register('HX' + '2'.repeat(32), { body: 'Reminder: {{1}}' });
     await client.messages.create({
       to: `whatsapp:${to}`,
       messagingServiceSid: 'MG' + '1'.repeat(32),
@@ -67,7 +68,7 @@ describe('FakeTwilioServer with the real twilio SDK', () => {
     expect(fake.messages[0]).toMatchObject({
       to: `whatsapp:${to}`,
       from: null,
-      body: null,
+      body: 'Reminder: dentist',
       contentSid: 'HX' + '2'.repeat(32),
       contentVariables: '{"1":"dentist"}',
       messagingServiceSid: 'MG' + '1'.repeat(32),

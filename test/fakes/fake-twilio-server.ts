@@ -4,6 +4,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { FakeTwilioMediaStore } from './twilio/media-store.js';
 import { waitForCount } from './fake-failures.js';
+import { FakeContentApi } from './twilio/content-api.js';
+import { FakeTypingIndicators } from './twilio/typing-indicators.js';
+import { FakeAccountConfig } from './twilio/account-config.js';
+import { authorized, errorAnswer, sendJson as writeJson } from './twilio/http.js';
 
 /** One POST the fake received, with what it answered. */
 export interface RecordedTwilioRequest {
@@ -85,6 +89,12 @@ export class FakeTwilioServer {
   private readonly events = new EventEmitter();
   /** Inbound media: URLs for webhooks' MediaUrlN, the redirect to a media store on another origin, the Media DELETE. */
   media!: FakeTwilioMediaStore;
+  /** The Content API (content.twilio.com/v1/Content): contents made, their approval, what a content message shows. */
+  readonly content: FakeContentApi;
+  /** WhatsApp typing indicators (messaging.twilio.com/v2/Indicators/Typing.json). */
+  readonly typing = new FakeTypingIndicators();
+  /** The account's numbers, Messaging Services, A2P campaigns, toll-free verifications and WhatsApp senders (what `npm run doctor` reads). */
+  readonly config: FakeAccountConfig;
 
   private constructor(
     private readonly server: Server,
@@ -95,6 +105,8 @@ export class FakeTwilioServer {
   ) {
     // Any number of tests may wait at once; the default limit of 10 would only produce warnings.
     this.events.setMaxListeners(0);
+    this.content = new FakeContentApi(url);
+    this.config = new FakeAccountConfig(url, accountSid);
   }
 
   /** Starts a server on 127.0.0.1 on a free port. */
@@ -148,6 +160,9 @@ export class FakeTwilioServer {
     this.hangsLeft = 0;
     this.resources.clear();
     this.media.reset();
+    this.content.reset();
+    this.typing.reset();
+    this.config.reset();
   }
 
   /** Stops the server, cutting hanging and kept-alive connections so nothing waits on them. */
@@ -167,8 +182,10 @@ export class FakeTwilioServer {
   }
 
   private route(request: IncomingMessage, response: ServerResponse, rawBody: string): void {
-    const path = new URL(request.url ?? '/', this.url).pathname;
+    const url = new URL(request.url ?? '/', this.url);
+    const path = url.pathname;
     if (this.media.handleApi(request, response, path)) return;
+    if (this.routeMessagingApis(request, response, url, rawBody)) return;
     if (request.method === 'GET') {
       this.answerFetch(request, response, path);
       return;
@@ -194,6 +211,18 @@ export class FakeTwilioServer {
       this.events.emit('message');
     }
     sendJson(response, answer.status, answer.body, answer.headers);
+  }
+
+  /** The Content API, typing indicators and the account configuration: every one checks Basic auth first. */
+  private routeMessagingApis(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: string): boolean {
+    const params = request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(rawBody)) : {};
+    const handle = () => this.content.handle(request, url.pathname, rawBody) ?? this.typing.handle(request, url.pathname, params) ?? this.config.handle(request, url);
+    const isOurs = /\/v1\/Content|\/v2\/Indicators\/|\/v1\/Services\/|\/v1\/Tollfree\/|\/v2\/Channels\/|\/IncomingPhoneNumbers\.json$/.test(url.pathname);
+    if (!isOurs) return false;
+    const answer = authorized(request, this.accountSid, this.authToken) ? handle() : errorAnswer({ status: 401, code: 20003, message: 'Authenticate' });
+    if (!answer) return false;
+    writeJson(response, answer.status, answer.body, answer.headers);
+    return true;
   }
 
   private record(recorded: RecordedTwilioRequest): void {
@@ -230,7 +259,13 @@ export class FakeTwilioServer {
     }
     const refused = checkMessage(params);
     if (refused) return this.error(refused);
-    return this.accept(params);
+    let rendered: string | undefined;
+    if (params.ContentSid) {
+      const content = this.content.render(params.ContentSid, params.ContentVariables);
+      if ('failure' in content) return this.error(content.failure);
+      rendered = content.body;
+    }
+    return this.accept(params, rendered);
   }
 
   private checkAuth(request: IncomingMessage): ReturnType<FakeTwilioServer['error']> | undefined {
@@ -239,11 +274,12 @@ export class FakeTwilioServer {
     return this.error({ status: 401, code: 20003, message: 'Authenticate' });
   }
 
-  private accept(params: Record<string, string>): { status: number; body: unknown; message: SentTwilioMessage } {
+  private accept(params: Record<string, string>, rendered?: string): { status: number; body: unknown; message: SentTwilioMessage } {
     const now = new Date();
     const sid = 'SM' + randomBytes(16).toString('hex');
     const uri = `/${apiVersion}/Accounts/${this.accountSid}/Messages/${sid}.json`;
-    const body = params.Body ?? '';
+    // A content message's body is its content rendered with the variables, as Twilio shows it.
+    const body = params.Body ?? rendered ?? '';
     const resource = {
       sid,
       account_sid: this.accountSid,
@@ -274,7 +310,7 @@ export class FakeTwilioServer {
         sid,
         to: params.To ?? '',
         from: params.From ?? null,
-        body: params.Body ?? null,
+        body: params.Body ?? rendered ?? null,
         statusCallback: params.StatusCallback ?? null,
         contentSid: params.ContentSid ?? null,
         contentVariables: params.ContentVariables ?? null,
@@ -329,11 +365,20 @@ const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 function checkMessage(params: Record<string, string>): TwilioFailure | undefined {
   const to = params.To ?? '';
   const toWhatsapp = to.startsWith('whatsapp:');
-  if (!e164.test(toWhatsapp ? to.slice('whatsapp:'.length) : to)) {
+  // `rcs:+1…` forces RCS with no SMS fallback; it needs a Messaging Service (or an rcs: sender).
+  const toRcs = to.startsWith('rcs:');
+  if (!e164.test(toWhatsapp ? to.slice('whatsapp:'.length) : toRcs ? to.slice('rcs:'.length) : to)) {
     return { status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` };
   }
+  const service = params.MessagingServiceSid;
+  if (service !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(service)) {
+    return { status: 400, code: 21701, message: `The Messaging Service Sid ${service} is invalid.` };
+  }
+  if (toRcs && service === undefined && !(params.From ?? '').startsWith('rcs:')) {
+    return { status: 400, code: 21910, message: 'Invalid From and To pair. From and To should be of the same channel' };
+  }
   const from = params.From;
-  if (from !== undefined) {
+  if (from !== undefined && !from.startsWith('rcs:')) {
     const fromWhatsapp = from.startsWith('whatsapp:');
     const valid = fromWhatsapp ? e164.test(from.slice('whatsapp:'.length)) : e164.test(from) || shortCode.test(from) || alphanumericSender.test(from);
     if (!valid) return { status: 400, code: 21212, message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.` };

@@ -30,8 +30,10 @@ describe('TwilioTransport', () => {
   });
 
   it('sends a WhatsApp template as ContentSid and JSON ContentVariables, without a body', async () => {
+    fake.content.register('HX' + 'a'.repeat(32), { body: '{{1}}' });
     await transport.send({ to: 'whatsapp:+14155550801', from: 'whatsapp:+14155238886', contentSid: 'HX' + 'a'.repeat(32), contentVariables: { 1: 'Call mom' } });
-    expect(fake.messages[0]).toMatchObject({ body: null, contentSid: 'HX' + 'a'.repeat(32), contentVariables: '{"1":"Call mom"}' });
+    expect(fake.messages[0]).toMatchObject({ body: 'Call mom', contentSid: 'HX' + 'a'.repeat(32), contentVariables: '{"1":"Call mom"}' });
+    expect(fake.requests[0]?.params.Body).toBeUndefined();
   });
 
   it('calls 429 retryable and reads its Retry-After', async () => {

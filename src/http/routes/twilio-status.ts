@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { statusCallbackSchema } from '../../channels/twilio-webhook-schemas.js';
+import { deliveredChannel, statusCallbackSchema } from '../../channels/twilio-webhook-schemas.js';
 import { requireFormEncodedBody } from '../form-body.js';
 import { sendEmptyTwiml } from '../twiml.js';
 import type { SignatureOptions } from '../../channels/twilio-signed-url.js';
@@ -9,7 +9,7 @@ import { verifyTwilioSignature } from '../twilio-signature.js';
 export interface TwilioStatusRouteOptions {
   signature: SignatureOptions;
   statusCallbacks: {
-    applyStatusCallback(update: { sid: string; status: string; errorCode?: number | undefined; errorMessage?: string | undefined }): Promise<'updated' | 'ignored'>;
+    applyStatusCallback(update: { sid: string; status: string; errorCode?: number | undefined; errorMessage?: string | undefined; channel?: 'sms' | 'whatsapp' | 'rcs' | undefined }): Promise<'updated' | 'ignored'>;
   };
 }
 
@@ -27,6 +27,7 @@ export async function twilioStatusRoute(app: FastifyInstance, options: TwilioSta
       status: parsed.data.MessageStatus,
       errorCode: parsed.data.ErrorCode,
       errorMessage: parsed.data.ErrorMessage,
+      channel: deliveredChannel(parsed.data),
     });
     request.log.info({ messageSid: parsed.data.MessageSid, status: parsed.data.MessageStatus, errorCode: parsed.data.ErrorCode, result }, 'status callback');
     return sendEmptyTwiml(reply);

@@ -10,7 +10,7 @@ export function currentTimeSection(now: Date, timezone: string): string {
 }
 
 /** `<user_context>`: who Herald is talking to (FR-9). */
-export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp'): string {
+export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp' | 'rcs'): string {
   const lines = [
     `  <name>${user.name ? escapeXml(user.name) : unknownName(user)}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
