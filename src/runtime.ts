@@ -29,6 +29,10 @@ import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
 import { ReminderService } from './reminders/reminder-service.js';
+import { RoutineService } from './routines/routine-service.js';
+import { ROUTINE_QUEUE, routineQueueDefinition, type RoutineJobData } from './routines/routine-queue.js';
+import { neverQuiet, type QuietHours } from './routines/quiet-hours.js';
+import { RoutineRunner } from './turns/routine-run.js';
 import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
@@ -108,6 +112,8 @@ export interface HeraldOptions {
   metrics?: HeraldMetrics;
   /** Tracing to use; default: OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none. */
   tracing?: Tracing;
+  /** When routines wait for the user's quiet hours to end (issue 21 item 8 fills it); default never quiet. */
+  quietHours?: QuietHours;
   /** How the second brain's search runs and reaches the embeddings service (tests of its fallbacks). */
   brain?: Pick<Parameters<typeof createBrainModule>[0], 'capabilities' | 'fetch'>;
 }
@@ -121,6 +127,9 @@ export interface Herald {
   users: UserService;
   reminders: ReminderService;
   reminderDelivery: ReminderDelivery;
+  /** Routines: the store and the runs (src/routines, src/turns/routine-run.ts). */
+  routines: RoutineService;
+  routineRunner: RoutineRunner;
   lists: ListService;
   pages: PageService;
   /** The calendar, connections, connect links and the calendar feed. */
@@ -223,6 +232,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recheckAfterMs: dispatchClaimMs + 5_000,
     access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
+  const routines = new RoutineService(prisma, queue, clock, { maxPerUser: config.routines.maxPerUser, maxInstructionLength: config.routines.maxInstructionLength });
   const lists = new ListService(prisma, clock);
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),
@@ -280,6 +290,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       createHeraldAgents(
         {
           reminders,
+          routines,
           lists,
           facts,
           users,
@@ -322,6 +333,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const subjects = new ConversationSubjects(prisma, clock, config.reminders.replyWindowMs);
   // Fixed texts follow the language a message is written in; the detector loads once, here.
   await loadLanguageDetector();
+  const budgetGuard = new BudgetGuard(
+    prisma,
+    clock,
+    { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
+    logger.child({ component: 'budgets' }),
+  );
   const runner = new TurnRunner({
     questions,
     subjects,
@@ -342,12 +359,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     orchestrate: (context, runOptions) => orchestrate(context, orchestratorDeps, runOptions),
     commands: new HeraldCommands(access, new AdminCommands(access, systemTexts, clock), dataRights),
     budgets: {
-      guard: new BudgetGuard(
-        prisma,
-        clock,
-        { userDailyUsd: config.budgets.userDailyUsd, dailyUsd: config.budgets.dailyUsd, deploymentTimezone: config.defaultTimezone },
-        logger.child({ component: 'budgets' }),
-      ),
+      guard: budgetGuard,
       async notifyOwners(text) {
         for (const phone of config.access.ownerPhones) await systemTexts.send(phone, text, 'budget alert');
       },
@@ -371,6 +383,25 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     leaseMs: config.turns.leaseMs,
   });
   const turnWorker = worker;
+  const routineRunner = new RoutineRunner({
+    prisma,
+    routines,
+    leases: new TurnLeases(prisma),
+    leaseMs: config.turns.leaseMs,
+    assembler,
+    // A run is a turn with its own, smaller cap on model calls (ROUTINE_MAX_MODEL_CALLS).
+    orchestrate: (context, runOptions) => orchestrate(context, { ...orchestratorDeps, limits: { ...orchestratorDeps.limits, turnMaxModelCalls: config.routines.maxModelCalls } }, runOptions),
+    outbox,
+    scheduler,
+    quietHours: options.quietHours ?? neverQuiet,
+    budgets: budgetGuard,
+    longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'routines' })),
+    clock,
+    ids,
+    logger: logger.child({ component: 'routines' }),
+    policy: { maxLatenessMs: config.routines.maxLatenessMs, whatsappTemplateSid: config.twilio.whatsappRoutineContentSid, access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones } },
+    onRunEnd: (event) => metrics.routineRun(event.status),
+  });
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 
   const app = await buildApp({
@@ -439,6 +470,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     users,
     reminders,
     reminderDelivery,
+    routines,
+    routineRunner,
     lists,
     pages,
     calendar,
@@ -453,7 +486,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     worker: turnWorker,
     metrics,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, routineQueueDefinition(config.limits.planTimeoutMs)]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -472,6 +505,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
             metrics.reminderLateness((clock.now().getTime() - new Date(job.data.dueAt).getTime()) / 1000);
           }
         },
+      );
+      await queue.work<RoutineJobData>(
+        ROUTINE_QUEUE,
+        { concurrency: config.routines.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
+        async (job) => void (await routineRunner.run(job.data)),
       );
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();

@@ -41,6 +41,7 @@ function toConfig(environment: Environment) {
       whatsappFrom: environment.TWILIO_WHATSAPP_FROM,
       apiBaseUrl: environment.TWILIO_API_BASE_URL,
       whatsappReminderContentSid: environment.TWILIO_WHATSAPP_REMINDER_CONTENT_SID,
+      whatsappRoutineContentSid: environment.TWILIO_WHATSAPP_ROUTINE_CONTENT_SID,
       timeoutMs: environment.TWILIO_TIMEOUT_MS,
       /** An API key pair (SK…) Herald uses instead of the auth token for media, when set. */
       apiKey:
@@ -145,6 +146,18 @@ function toConfig(environment: Environment) {
       replyWindowMs: environment.REMINDER_REPLY_WINDOW_MS,
       /** A bare "snooze" ("later"): re-delivered after this many minutes. */
       snoozeMinutes: environment.REMINDER_SNOOZE_MINUTES,
+    },
+    routines: {
+      /** The most routines one user keeps. */
+      maxPerUser: environment.ROUTINES_PER_USER,
+      /** Model calls one run may make (its turn budget's cap). */
+      maxModelCalls: environment.ROUTINE_MAX_MODEL_CALLS,
+      /** The longest instruction (and condition) kept, in characters. */
+      maxInstructionLength: environment.ROUTINE_MAX_INSTRUCTION_LENGTH,
+      /** A run missed by more than this (Herald was down) is skipped and logged, not sent late. */
+      maxLatenessMs: environment.ROUTINE_MAX_LATENESS_MS,
+      /** Runs at once per instance. */
+      concurrency: environment.ROUTINE_CONCURRENCY,
     },
     outbox: {
       /** The most SMS segments one reply may cost (each is billed); longer replies are cut. */
