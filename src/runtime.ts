@@ -33,6 +33,8 @@ import { RoutineService } from './routines/routine-service.js';
 import { ROUTINE_QUEUE, routineQueueDefinition, type RoutineJobData } from './routines/routine-queue.js';
 import { neverQuiet, type QuietHours } from './routines/quiet-hours.js';
 import { RoutineRunner } from './turns/routine-run.js';
+import { routinesForm } from './routines/routines-form.js';
+import { routinesPageAnswer } from './turns/answers/routines-page-answer.js';
 import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
@@ -237,7 +239,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),
     lists,
-    new FormRegistry([profileForm(users)]),
+    new FormRegistry([profileForm(users), routinesForm(routines)]),
     clock,
     { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl },
     logger.child({ component: 'pages' }),
@@ -351,6 +353,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       confirmationAnswer({ questions, runner: actions, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
+      routinesPageAnswer({ routines, pages }),
     ],
     prisma,
     users,

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
+import { ROUTINE_QUEUE } from '../routines/routine-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { TURN_QUEUE } from '../queue/turn-queue.js';
 
@@ -77,13 +78,19 @@ export class UserEraser {
     if (claimed > 0) throw new SendInFlight();
 
     const reminderIds = reminders.map((reminder) => reminder.id);
+    // Routines are not locked: a run locks its routine without the user, and commits holding
+    // the user then the routine; the user's delete takes them in that same order (cascade).
+    const routineIds = (await transaction.routine.findMany({ where: { userId }, select: { id: true } })).map((routine) => routine.id);
     for (const table of ['job', 'archive'] as const) {
       await transaction.$executeRawUnsafe(
-        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = $3 AND data->>'userId' = $4 AND state <> 'active')`,
+        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = $3 AND data->>'userId' = $4 AND state <> 'active')
+            OR (name = $5 AND data->>'routineId' = ANY($6::text[]) AND state <> 'active')`,
         REMINDER_QUEUE,
         reminderIds,
         TURN_QUEUE,
         userId,
+        ROUTINE_QUEUE,
+        routineIds,
       );
     }
     await transaction.$executeRaw`DELETE FROM "InboundDedupe" WHERE "messageId" IN (SELECT "id" FROM "Message" WHERE "userId" = ${userId}::uuid)`;

@@ -87,6 +87,7 @@ export const ar: TextTable = {
   ownerNever: 'أبدًا',
   ownerJustNow: 'الآن',
   ownerMore: '…و{count} أخرى (npm run accounts -- users).',
+  ownerRoutines: 'الروتينات: {count}',
   welcomeSuffix: 'أرسل أي شيء للبدء. أجب بـ STOP لإلغاء الاشتراك.',
   defaultWelcome: 'تمت دعوتك إلى Herald، مساعد يمكنك مراسلته.',
 

@@ -87,6 +87,7 @@ export const de: TextTable = {
   ownerNever: 'nie',
   ownerJustNow: 'gerade eben',
   ownerMore: '…und {count} weitere (npm run accounts -- users).',
+  ownerRoutines: '{count} Routinen',
   welcomeSuffix: 'Schreib irgendetwas, um loszulegen. Antworte STOP, um dich abzumelden.',
   defaultWelcome: 'Du wurdest zu Herald eingeladen, einem Assistenten, dem du Nachrichten schreiben kannst.',
 

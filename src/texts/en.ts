@@ -101,6 +101,7 @@ export const en = {
   ownerNever: 'never',
   ownerJustNow: 'just now',
   ownerMore: '…and {count} more (npm run accounts -- users).',
+  ownerRoutines: '{count} routines',
   welcomeSuffix: 'Text anything to start. Reply STOP to opt out.',
   defaultWelcome: "You've been invited to Herald, an assistant you can text.",
 

@@ -87,6 +87,7 @@ export const es: TextTable = {
   ownerNever: 'nunca',
   ownerJustNow: 'ahora mismo',
   ownerMore: '…y {count} más (npm run accounts -- users).',
+  ownerRoutines: '{count} rutinas',
   welcomeSuffix: 'Escribe lo que sea para empezar. Responde STOP para darte de baja.',
   defaultWelcome: 'Te han invitado a Herald, un asistente al que puedes escribir por mensaje.',
 

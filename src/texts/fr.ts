@@ -87,6 +87,7 @@ export const fr: TextTable = {
   ownerNever: 'jamais',
   ownerJustNow: "à l'instant",
   ownerMore: '…et {count} de plus (npm run accounts -- users).',
+  ownerRoutines: 'routines : {count}',
   welcomeSuffix: "Écrivez n'importe quoi pour commencer. Répondez STOP pour vous désinscrire.",
   defaultWelcome: 'Vous avez été invité sur Herald, un assistant à qui écrire par message.',
 

@@ -87,6 +87,7 @@ export const he: TextTable = {
   ownerNever: 'אף פעם',
   ownerJustNow: 'עכשיו',
   ownerMore: '…ועוד {count} (npm run accounts -- users).',
+  ownerRoutines: '{count} שגרות',
   welcomeSuffix: 'שלחו כל הודעה כדי להתחיל. STOP להסרה.',
   defaultWelcome: 'הוזמנתם ל-Herald, עוזר שאפשר לשלוח לו הודעות.',
 

@@ -87,6 +87,7 @@ export const pt: TextTable = {
   ownerNever: 'nunca',
   ownerJustNow: 'agora mesmo',
   ownerMore: '…e mais {count} (npm run accounts -- users).',
+  ownerRoutines: '{count} rotinas',
   welcomeSuffix: 'Mande qualquer coisa para começar. Responda STOP para cancelar.',
   defaultWelcome: 'Você foi convidado para o Herald, um assistente com quem você conversa por mensagem.',
 

@@ -87,6 +87,7 @@ export const ru: TextTable = {
   ownerNever: 'никогда',
   ownerJustNow: 'только что',
   ownerMore: '…и ещё {count} (npm run accounts -- users).',
+  ownerRoutines: 'рутин: {count}',
   welcomeSuffix: 'Напишите что угодно, чтобы начать. Чтобы отписаться, ответьте STOP.',
   defaultWelcome: 'Вас пригласили в Herald — помощника, которому можно писать сообщения.',
 
