@@ -31,6 +31,7 @@ import { mediaBenchmark } from './media.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
+import { routinesBenchmark } from './routines.js';
 import { scenariosBenchmark } from './scenarios.js';
 import { webhookBenchmark } from './webhook.js';
 
@@ -38,6 +39,7 @@ const benchmarks: Benchmark[] = [
   webhookBenchmark,
   scenariosBenchmark,
   remindersBenchmark,
+  routinesBenchmark,
   pagesBenchmark,
   calendarBenchmark,
   emailBenchmark,

@@ -71,6 +71,8 @@ export interface RoutineRunEnd {
 }
 
 const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How soon a run held by the user's busy lease looks again. */
+const BUSY_RECHECK_MS = 2_000;
 
 /**
  * Runs a routine's occurrence as a turn of its own (issue 21 item 2). The occurrence is
@@ -107,8 +109,9 @@ export class RoutineRunner {
     const lease = await this.deps.leases.acquire(user.id, owner, this.deps.leaseMs);
     if (!lease.acquired) {
       if (lease.userGone) return { kind: 'stale' };
-      // The user's own turn (or another run) is on: this run waits its turn, without being counted late for it.
-      return this.hold(routine.id, dueAt, new Date(lease.heldUntil.getTime() + 1000), logger, 'user busy');
+      // The user's own turn (or another run) is on: this run waits its turn, without being counted
+      // late for it. A holder releases long before its lease lapses, so look again soon.
+      return this.hold(routine.id, dueAt, new Date(Math.min(lease.heldUntil.getTime() + 1000, now.getTime() + BUSY_RECHECK_MS)), logger, 'user busy');
     }
     const controller = new AbortController();
     const heartbeat = setInterval(() => {

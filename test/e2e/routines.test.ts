@@ -261,3 +261,75 @@ describe('routines through the webhook', () => {
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 });
+
+describe('routines: budget, WhatsApp template and a run taken over after a crash', () => {
+  const TEMPLATE = 'HX0123456789abcdef0123456789abcdef';
+  let harness: HeraldHarness;
+  let counter = 0;
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start({ env: { USER_DAILY_BUDGET_USD: '0.01', TWILIO_WHATSAPP_ROUTINE_CONTENT_SID: TEMPLATE } });
+  });
+  beforeEach(() => {
+    harness.anthropic.reset();
+    harness.twilio.reset();
+    counter += 1;
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const prisma = () => harness.database.prisma;
+  const now = () => DateTime.now().setZone(ZONE);
+
+  async function routineFor(userId: string, seconds: number, name: string) {
+    const created = await harness.herald.routines.create(userId, ZONE, { name, instruction: `the ${name}`, at: now().plus({ seconds }).toFormat(SECONDS), recurrence: daily });
+    if (!created.ok) throw new Error(created.error);
+    return prisma().routine.findUniqueOrThrow({ where: { id: created.value.id } });
+  }
+
+  it('a user past the daily budget gets no runs that day and one notice, with no model call', async () => {
+    const phone = `+1415558${String(100 + counter).padStart(4, '0')}`;
+    const user = await createUser(harness, phone, { timezone: ZONE });
+    // Today's turns already cost more than the user's budget.
+    await prisma().turn.create({ data: { userId: user.id, startedAt: new Date(), status: 'succeeded', costUsd: 0.02, finishedAt: new Date() } });
+    const first = await routineFor(user.id, 2, 'morning brief');
+    const second = await routineFor(user.id, 2, 'news digest');
+    for (const routine of [first, second]) {
+      await eventually(async () => (await prisma().routineRun.findFirst({ where: { routineId: routine.id, status: 'skipped_budget' } })) ?? undefined, 'the run skipped for the budget');
+    }
+    await harness.idle(phone);
+    const notices = harness.twilio.messages.filter((message) => message.to === phone);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.body).toMatch(/^You've reached today's limit for Herald's answers, so your routines \("(morning brief|news digest)" first\) won't run until midnight\.$/);
+    expect(await prisma().message.findMany({ where: { userId: user.id }, select: { kind: true } })).toEqual([{ kind: 'notice' }]);
+    expect(harness.anthropic.requests).toHaveLength(0);
+  });
+
+  it('on WhatsApp outside the 24-hour window the run goes out through the routine template', async () => {
+    const number = `+1415558${String(300 + counter).padStart(4, '0')}`;
+    const user = await createUser(harness, number, { timezone: ZONE, channel: 'whatsapp', lastWhatsappInboundAt: new Date(Date.now() - 30 * 3_600_000) });
+    await routineFor(user.id, 2, 'morning brief');
+    harness.anthropic.enqueue({ text: 'Your day: gym at 6 pm.' });
+    const [sent] = await harness.repliesTo(`whatsapp:${number}`, 1);
+    expect(sent).toMatchObject({ to: `whatsapp:${number}`, contentSid: TEMPLATE });
+  });
+
+  it('a run claimed by an instance that died (its lease lapsed) is run by the job\'s retry, once', async () => {
+    const phone = `+1415558${String(500 + counter).padStart(4, '0')}`;
+    const user = await createUser(harness, phone, { timezone: ZONE });
+    const routine = await routineFor(user.id, 3_600, 'morning brief');
+    // What a crash after the claim leaves: the routine moved on, its run pending, the dead holder's lease lapsed.
+    const dueAt = new Date(Date.now() - 60_000);
+    await prisma().routineRun.create({ data: { routineId: routine.id, userId: user.id, dueAt, status: 'pending', createdAt: dueAt } });
+    await prisma().user.update({ where: { id: user.id }, data: { turnLeaseOwner: 'dead-instance', turnLeaseUntil: new Date(Date.now() - 1_000) } });
+    harness.anthropic.enqueue({ text: 'Your day, a minute late: nothing scheduled.' });
+    const job = { routineId: routine.id, dueAt: dueAt.toISOString() };
+    expect(await harness.herald.routineRunner.run(job)).toEqual({ kind: 'finished', status: 'sent' });
+    expect(await harness.herald.routineRunner.run(job)).toEqual({ kind: 'duplicate', status: 'sent' });
+    await harness.idle(phone);
+    expect(harness.twilio.messages.filter((message) => message.to === phone).map((message) => message.body)).toEqual(['Your day, a minute late: nothing scheduled.']);
+    // The routine's own next run is untouched.
+    expect((await prisma().routine.findUniqueOrThrow({ where: { id: routine.id } })).nextDueAt).toEqual(routine.nextDueAt);
+  });
+});
