@@ -85,7 +85,7 @@ export const routinesBenchmark: Benchmark = {
           fakeTwilio,
           fakeAnthropic,
           publicBaseUrl: PUBLIC_BASE_URL,
-          extra: { NODE_ENV: 'production', LOG_LEVEL: 'warn', ANTHROPIC_MAX_RETRIES: '2', ROUTINE_CONCURRENCY: CONCURRENCY, DATABASE_POOL_SIZE: '20', USER_DAILY_BUDGET_USD: '1' },
+          extra: { NODE_ENV: 'production', LOG_LEVEL: 'info', ACCESS_MODE: 'open', NEW_USERS_PER_HOUR: '1000000', ANTHROPIC_MAX_RETRIES: '2', ROUTINE_CONCURRENCY: CONCURRENCY, DATABASE_POOL_SIZE: '20', USER_DAILY_BUDGET_USD: '1' },
         });
       instances.push(await startHeraldProcess(await environment()), await startHeraldProcess(await environment()));
       const waitMs = Math.max(dueAt.getTime() + 20 * 60_000 - Date.now(), 1_000);
