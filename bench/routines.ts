@@ -88,8 +88,13 @@ export const routinesBenchmark: Benchmark = {
           extra: { NODE_ENV: 'production', LOG_LEVEL: 'info', ACCESS_MODE: 'open', NEW_USERS_PER_HOUR: '1000000', ANTHROPIC_MAX_RETRIES: '2', ROUTINE_CONCURRENCY: CONCURRENCY, DATABASE_POOL_SIZE: '20', USER_DAILY_BUDGET_USD: '1' },
         });
       instances.push(await startHeraldProcess(await environment()), await startHeraldProcess(await environment()));
-      const waitMs = Math.max(dueAt.getTime() + 20 * 60_000 - Date.now(), 1_000);
-      await fakeTwilio.waitForMessages(USERS, waitMs).catch(() => undefined);
+      // Until every run has finished (sent or not) and every sent one reached Twilio, or 20 minutes.
+      const deadline = dueAt.getTime() + 20 * 60_000;
+      for (;;) {
+        const { rows } = await database.pool.query<{ finished: string; sent: string }>(`SELECT count(*) FILTER (WHERE status <> 'pending') AS finished, count(*) FILTER (WHERE status = 'sent') AS sent FROM "RoutineRun"`);
+        if ((Number(rows[0]!.finished) >= USERS && fakeTwilio.messages.length >= Number(rows[0]!.sent)) || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
       // Stragglers (duplicates, if any) before counting.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
 
@@ -113,6 +118,10 @@ export const routinesBenchmark: Benchmark = {
       const row = (values: number[]) => [ms(percentile(values, 0.5)), ms(percentile(values, 0.99)), ms(Math.max(...values, 0))];
       print(table(['what (after the due time)', 'p50 ms', 'p99 ms', 'max ms'], [['first model call', ...row(callLateness)], ['message sent (Twilio accepted)', ...row(sentLateness)]]));
       print(table(['users', 'messages', 'duplicates', 'missed', 'model calls', 'calls per brief', 'cost per brief', 'runs by status'], [[USERS, fakeTwilio.messages.length, duplicates, missed, calls, Number(costs[0]?.calls ?? 0).toFixed(1), `$${costPerBrief.toFixed(5)}`, runs.map((run) => `${run.status} ${run.count}`).join(', ')]]));
+      const failures = await database.pool.query<{ error: string; count: string }>(
+        `SELECT left(t."errorMessage", 120) AS error, count(*) FROM "RoutineRun" r JOIN "Turn" t ON t.id = r."turnId" WHERE r.status = 'failed' GROUP BY 1`,
+      );
+      for (const failure of failures.rows) print(`failed runs (${failure.count}): ${failure.error}`);
       print(`model calls at once: up to ${Number(CONCURRENCY) * 2} runs (ROUTINE_CONCURRENCY=${CONCURRENCY} per instance, 2 instances), one call each at a time: the model-rate limit this needs is about ${Math.round(((Number(CONCURRENCY) * 2) / (MODEL_MS / 1000)) * 60)} calls a minute`);
       const checks: Check[] = [
         { name: 'routine messages sent', target: `= ${USERS}`, measured: String(USERS - missed), pass: missed === 0, kind: 'correctness' },

@@ -253,6 +253,13 @@ export class RoutineRunner {
         await this.deps.prisma.turn.update({ where: { id: turn.id }, data: { status: 'failed', errorKind: 'interrupted', errorMessage: 'routine run interrupted; it runs again', finishedAt: this.deps.clock.now() } }).catch(() => {});
         throw error;
       }
+      if (transient(error)) {
+        // The database was overloaded or unreachable, not the routine at fault: the run stays
+        // pending and the job's retry runs it again (still within ROUTINE_MAX_LATENESS_MS).
+        logger.warn({ event: 'routine_retry', error: describeError(error) }, 'routine run hit a database error; the job will retry it');
+        await this.deps.prisma.turn.update({ where: { id: turn.id }, data: { status: 'failed', errorKind: 'interrupted', errorMessage: describeError(error).slice(0, 1000), finishedAt: this.deps.clock.now() } }).catch(() => {});
+        throw error;
+      }
       logger.error({ event: 'routine_failed', error: describeError(error) }, 'routine run crashed: nothing sent; the next run is scheduled');
       return this.commit(run, { status: 'failed', turn: { id: turn.id, status: 'failed', errorKind: blameOf(error), errorMessage: describeError(error), modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 }, address });
     }
@@ -326,3 +333,17 @@ export class RoutineRunner {
     return (await this.deps.prisma.accessGrant.count({ where: { phone, revokedAt: null } })) > 0;
   }
 }
+
+/**
+ * A failure of the database itself (a pool or transaction timeout, a lost connection), which a
+ * retry a few seconds later can get past, as opposed to a bug or bad data, which it cannot.
+ */
+function transient(error: unknown): boolean {
+  const name = error instanceof Error ? error.constructor.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    /^PrismaClient(Known|Unknown)RequestError$|^PrismaClientInitializationError$/.test(name) &&
+    /transaction|timed out|timeout|connection|connect|pool/i.test(message)
+  );
+}
+
