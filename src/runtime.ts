@@ -465,6 +465,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       )
       .finally(() => (sweeping = undefined));
   };
+  const recoverRoutines = async () => {
+    const recovered = await routines.recoverOverdue();
+    if (recovered > 0) logger.warn({ routines: recovered }, 'overdue routine runs that were never claimed: their jobs were enqueued again');
+  };
   return {
     app,
     database,
@@ -518,6 +522,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
+      await recoverRoutines();
       const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;
       if (sweepInterval > 0) {
         leaseSweepTimer = setInterval(sweepLapsedLeases, sweepInterval);
@@ -528,6 +533,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         recoveryTimer = setInterval(() => {
           recovery.recover(30_000).catch((error: unknown) => logger.warn({ error }, 'recovery sweep failed'));
           reminderDelivery.recoverOverdue(60_000).catch((error: unknown) => logger.warn({ error }, 'reminder recovery sweep failed'));
+          recoverRoutines().catch((error: unknown) => logger.warn({ error }, 'routine recovery sweep failed'));
         }, interval);
         recoveryTimer.unref();
       }

@@ -170,6 +170,27 @@ export class RoutineService {
     return { ok: true, value: toRoutineView(found.value) };
   }
 
+  /**
+   * For start-up and the periodic sweep: enqueues again the job of every active routine whose
+   * next run is overdue by more than `olderThanMs` and was never claimed (a claim moves the
+   * routine on, so an overdue `nextDueAt` is a run whose job was lost). Harmless when the job is
+   * merely slow: an occurrence is claimed once, however many jobs it has. Returns how many.
+   */
+  async recoverOverdue(olderThanMs = 60_000, limit = 500): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - olderThanMs);
+    const overdue = await this.prisma.routine.findMany({
+      where: { status: 'active', nextDueAt: { lte: before } },
+      select: { id: true, nextDueAt: true },
+      orderBy: { nextDueAt: 'asc' },
+      take: limit,
+    });
+    if (overdue.length === 0) return 0;
+    await this.prisma.$transaction(async (transaction) => {
+      for (const routine of overdue) await this.scheduleRun(transaction, routine.id, routine.nextDueAt!);
+    });
+    return overdue.length;
+  }
+
   /** Enqueues the delayed job that runs one occurrence, in the caller's transaction. */
   async scheduleRun(executor: Prisma.TransactionClient, routineId: string, dueAt: Date, heldUntil?: Date): Promise<void> {
     const job = routineJob(routineId, dueAt, heldUntil);

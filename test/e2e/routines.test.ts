@@ -253,6 +253,21 @@ describe('routines through the webhook', () => {
     expect(await finishedRun(routine.id)).toMatchObject({ status: 'sent' });
   });
 
+  it('a run whose job was lost is enqueued again by the recovery sweep, and runs once', async () => {
+    const routine = await routineIn(3_600);
+    // Its job is gone and it is overdue (a lost job): nothing would ever run it.
+    await harness.database.pool.query(`DELETE FROM pgboss.job WHERE name = 'routine' AND data->>'routineId' = $1`, [routine.id]);
+    const dueAt = new Date(Date.now() - 2 * 60_000);
+    await prisma().routine.update({ where: { id: routine.id }, data: { nextDueAt: dueAt } });
+    harness.anthropic.enqueue({ text: 'Your day, two minutes late.' });
+    expect(await harness.herald.routines.recoverOverdue()).toBeGreaterThanOrEqual(1);
+    const [brief] = await harness.repliesTo(phone, 1);
+    expect(brief!.body).toBe('Your day, two minutes late.');
+    expect(await finishedRun(routine.id)).toMatchObject({ status: 'sent', dueAt });
+    // Claimed: the routine moved on, so the sweep has nothing more for it.
+    expect((await prisma().routine.findUniqueOrThrow({ where: { id: routine.id } })).nextDueAt!.getTime()).toBeGreaterThan(Date.now());
+  });
+
   it('WhatsApp outside the 24-hour window with no template: skipped without a model call', async () => {
     const user = await createUser(harness, `+1415556${String(900 + phoneCounter).padStart(4, '0')}`, { timezone: ZONE, channel: 'whatsapp', lastWhatsappInboundAt: new Date(Date.now() - 25 * 3_600_000) });
     userId = user.id;
