@@ -1,3 +1,5 @@
+import { languageName } from '../texts/text-language.js';
+
 /**
  * What the planner is told a routine run asks for. The run is a turn Herald starts on its
  * own: the user did not just write this, so the request says so, carries the instruction in
@@ -14,10 +16,14 @@ export interface RoutineForRequest {
   condition: string | null;
 }
 
-/** The request text of one run: the orchestrator's "message" for the turn. */
-export function routineRequest(routine: RoutineForRequest, dueLocal: string): string {
+/**
+ * The request text of one run: the orchestrator's "message" for the turn. The framing is
+ * English; `language` (the user's stored one) names the language the message is written in,
+ * so an instruction of a few words in Spanish is not answered in the framing's English.
+ */
+export function routineRequest(routine: RoutineForRequest, dueLocal: string, language?: string | null): string {
   const lines = [
-    `[Routine "${routine.name}", due ${dueLocal}: the user set this up to run on its own; they did not just write it. Do it now, and write the one message to send them.]`,
+    `[Routine "${routine.name}", due ${dueLocal}: the user set this up to run on its own; they did not just write it. Do it now, and write the one message to send them${language ? `, in ${languageName(language)}` : ''}.]`,
     routine.instruction,
   ];
   if (routine.condition) lines.push(`[Condition: ${routine.condition}. Check it first: if it is not met, reply exactly ${NOTHING_TO_SEND} and nothing else.]`);

@@ -218,7 +218,7 @@ export class RoutineRunner {
         userId: user.id,
         channel,
         // The run's id stands for the message: there is none, the user did not write.
-        messages: [{ id: run.run.id, content: routineRequest(routine, dueLocal), numMedia: 0 }],
+        messages: [{ id: run.run.id, content: routineRequest(routine, dueLocal, user.language), numMedia: 0 }],
       });
       // Progress messages are for people waiting on an answer; nobody waits on a routine.
       const result = await this.deps.orchestrate(context, { signal: run.signal, onProgress: async () => {} });

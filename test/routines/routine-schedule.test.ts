@@ -46,6 +46,7 @@ describe('the run\'s request', () => {
     expect(text).toContain('Routine "morning brief", due Mon, Mar 2, 7:00 AM');
     expect(text).toContain('\nsend me my day\n');
     expect(text).toContain(`[Condition: only if I have meetings. Check it first: if it is not met, reply exactly ${NOTHING_TO_SEND}`);
+    expect(routineRequest({ name: 'resumen', instruction: 'mi día', condition: null }, 'lun 2 mar 7:00', 'es')).toContain('write the one message to send them, in Spanish.]');
   });
 
   it('reads NOTHING_TO_SEND (bare, quoted or with a full stop) and an empty reply as nothing to send', () => {
