@@ -32,6 +32,7 @@ import { mediaBenchmark } from './media.js';
 import { pagesBenchmark } from './pages.js';
 import { recoveryBenchmark } from './recovery.js';
 import { remindersBenchmark } from './reminders.js';
+import { routinesBenchmark } from './routines.js';
 import { scenariosBenchmark } from './scenarios.js';
 import { webhookBenchmark } from './webhook.js';
 import { typingBenchmark } from './typing.js';
@@ -40,6 +41,7 @@ const benchmarks: Benchmark[] = [
   webhookBenchmark,
   scenariosBenchmark,
   remindersBenchmark,
+  routinesBenchmark,
   pagesBenchmark,
   calendarBenchmark,
   emailBenchmark,

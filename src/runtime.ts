@@ -35,6 +35,11 @@ import { ListService } from './lists/list-service.js';
 import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
 import { ReminderService } from './reminders/reminder-service.js';
+import { RoutineService } from './routines/routine-service.js';
+import { ROUTINE_QUEUE, routineQueueDefinition, type RoutineJobData } from './routines/routine-queue.js';
+import { RoutineRunner } from './turns/routine-run.js';
+import { routinesForm } from './routines/routines-form.js';
+import { routinesPageAnswer } from './turns/answers/routines-page-answer.js';
 import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
@@ -134,6 +139,9 @@ export interface Herald {
   users: UserService;
   reminders: ReminderService;
   reminderDelivery: ReminderDelivery;
+  /** Routines: the store and the runs (src/routines, src/turns/routine-run.ts). */
+  routines: RoutineService;
+  routineRunner: RoutineRunner;
   lists: ListService;
   pages: PageService;
   /** The calendar, connections, connect links and the calendar feed. */
@@ -243,11 +251,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
   const travel = new ReminderTravel(prisma, reminders);
+  const routines = new RoutineService(prisma, queue, clock, { maxPerUser: config.routines.maxPerUser, maxInstructionLength: config.routines.maxInstructionLength });
   const lists = new ListService(prisma, clock);
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),
     lists,
-    new FormRegistry([profileForm(users)]),
+    new FormRegistry([profileForm(users), routinesForm(routines)]),
     clock,
     { ttlHours: config.pages.ttlHours, publicBaseUrl: config.http.linkBaseUrl },
     logger.child({ component: 'pages' }),
@@ -306,6 +315,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       createHeraldAgents(
         {
           reminders,
+          routines,
           lists,
           facts,
           users,
@@ -383,6 +393,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
       memoryAnswer({ facts, learning, clock }),
       quietHoursAnswer({ users, quietHours }),
+      routinesPageAnswer({ routines, pages }),
     ],
     prisma,
     users,
@@ -420,6 +431,25 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     leaseMs: config.turns.leaseMs,
   });
   const turnWorker = worker;
+  const routineRunner = new RoutineRunner({
+    prisma,
+    routines,
+    leases: new TurnLeases(prisma),
+    leaseMs: config.turns.leaseMs,
+    assembler,
+    // A run is a turn with its own, smaller cap on model calls (ROUTINE_MAX_MODEL_CALLS).
+    orchestrate: (context, runOptions) => orchestrate(context, { ...orchestratorDeps, limits: { ...orchestratorDeps.limits, turnMaxModelCalls: config.routines.maxModelCalls } }, runOptions),
+    outbox,
+    scheduler,
+    quietHours,
+    budgets: budgetGuard,
+    longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'routines' })),
+    clock,
+    ids,
+    logger: logger.child({ component: 'routines' }),
+    policy: { maxLatenessMs: config.routines.maxLatenessMs, whatsappTemplateSid: config.twilio.whatsappRoutineContentSid, access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones } },
+    onRunEnd: (event) => metrics.routineRun(event.status),
+  });
   const recovery = new TurnRecovery(prisma, scheduler, clock, logger.child({ component: 'recovery' }));
 
   const app = await buildApp({
@@ -480,6 +510,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       )
       .finally(() => (sweeping = undefined));
   };
+  const recoverRoutines = async () => {
+    const recovered = await routines.recoverOverdue();
+    if (recovered > 0) logger.warn({ routines: recovered }, 'overdue routine runs that were never claimed: their jobs were enqueued again');
+  };
   return {
     app,
     database,
@@ -488,6 +522,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     users,
     reminders,
     reminderDelivery,
+    routines,
+    routineRunner,
     lists,
     pages,
     calendar,
@@ -504,7 +540,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     learning,
     quietHours,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, learningQueueDefinition, heldNoticeQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, routineQueueDefinition(config.limits.planTimeoutMs), learningQueueDefinition, heldNoticeQueueDefinition]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -531,10 +567,16 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await queue.work<HeldNoticeJobData>(HELD_NOTICE_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
         await systemTexts.send(job.data.phone, job.data.text, job.data.purpose);
       });
+      await queue.work<RoutineJobData>(
+        ROUTINE_QUEUE,
+        { concurrency: config.routines.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
+        async (job) => void (await routineRunner.run(job.data)),
+      );
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
+      await recoverRoutines();
       const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;
       if (sweepInterval > 0) {
         leaseSweepTimer = setInterval(sweepLapsedLeases, sweepInterval);
@@ -545,6 +587,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         recoveryTimer = setInterval(() => {
           recovery.recover(30_000).catch((error: unknown) => logger.warn({ error }, 'recovery sweep failed'));
           reminderDelivery.recoverOverdue(60_000).catch((error: unknown) => logger.warn({ error }, 'reminder recovery sweep failed'));
+          recoverRoutines().catch((error: unknown) => logger.warn({ error }, 'routine recovery sweep failed'));
         }, interval);
         recoveryTimer.unref();
       }

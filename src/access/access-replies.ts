@@ -41,6 +41,7 @@ export function ownerReplies(language: string | null) {
     never: say(lang, 'ownerNever'),
     justNow: say(lang, 'ownerJustNow'),
     more: (count: number) => say(lang, 'ownerMore', { count }),
+    routines: (count: number) => say(lang, 'ownerRoutines', { count }),
     welcomeSuffix: say(lang, 'welcomeSuffix'),
     defaultWelcome: say(lang, 'defaultWelcome'),
   };

@@ -1,4 +1,5 @@
 import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
+import { ROUTINE_QUEUE } from '../routines/routine-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { hashInviteCode, INVITE_CODE_TTL_MS, newInviteCode } from './invite-code.js';
 
@@ -20,6 +21,8 @@ export interface AccessEntry {
   source?: string | undefined;
   /** Their last message to Herald, if any. */
   lastActiveAt: Date | null;
+  /** How many routines they have (src/routines). */
+  routines: number;
 }
 
 /** The result of allowing a number. */
@@ -83,11 +86,24 @@ export class AccessService {
     return Number(row?.count ?? 0);
   }
 
-  /** Takes a number off the invite list: in invite mode it is a stranger again (its data stays until deleted). */
+  /**
+   * Takes a number off the invite list: in invite mode it is a stranger again (its data stays
+   * until deleted), except its routines and their jobs, which go: Herald no longer works for it
+   * unasked.
+   */
   async revoke(phone: string): Promise<RevokeOutcome> {
     if (this.isOwner(phone)) return 'owner';
-    const revoked = await this.prisma.accessGrant.updateMany({ where: { phone, revokedAt: null }, data: { revokedAt: this.clock.now() } });
-    return revoked.count > 0 ? 'revoked' : 'not_allowed';
+    return this.prisma.$transaction(async (transaction) => {
+      const revoked = await transaction.accessGrant.updateMany({ where: { phone, revokedAt: null }, data: { revokedAt: this.clock.now() } });
+      if (revoked.count === 0) return 'not_allowed' as const;
+      const routines = await transaction.routine.findMany({ where: { user: { phone } }, select: { id: true } });
+      if (routines.length > 0) {
+        const ids = routines.map((routine) => routine.id);
+        await transaction.$executeRawUnsafe(`DELETE FROM pgboss.job WHERE name = $1 AND data->>'routineId' = ANY($2::text[]) AND state <> 'active'`, ROUTINE_QUEUE, ids);
+        await transaction.routine.deleteMany({ where: { id: { in: ids } } });
+      }
+      return 'revoked' as const;
+    });
   }
 
   /** A new single-use code, valid for 7 days; only its hash is stored. */
@@ -122,14 +138,15 @@ export class AccessService {
    */
   async users(): Promise<AccessEntry[]> {
     // One index probe per user (Message's userId+createdAt index), not a scan of every message.
-    const lastActive = await this.prisma.$queryRaw<Array<{ phone: string; name: string | null; lastActiveAt: Date | null }>>`
+    const lastActive = await this.prisma.$queryRaw<Array<{ phone: string; name: string | null; lastActiveAt: Date | null; routines: number }>>`
       SELECT u."phone", u."name",
-             (SELECT m."createdAt" FROM "Message" m WHERE m."userId" = u."id" AND m."role" = 'user' ORDER BY m."createdAt" DESC LIMIT 1) AS "lastActiveAt"
+             (SELECT m."createdAt" FROM "Message" m WHERE m."userId" = u."id" AND m."role" = 'user' ORDER BY m."createdAt" DESC LIMIT 1) AS "lastActiveAt",
+             (SELECT count(*) FROM "Routine" r WHERE r."userId" = u."id")::int AS "routines"
         FROM "User" u`;
     const byPhone = new Map(lastActive.map((row) => [row.phone, row]));
     let entries: AccessEntry[];
     if (this.settings.mode === 'open') {
-      entries = lastActive.map((row) => ({ phone: row.phone, name: row.name, owner: this.isOwner(row.phone), lastActiveAt: row.lastActiveAt }));
+      entries = lastActive.map((row) => ({ phone: row.phone, name: row.name, owner: this.isOwner(row.phone), lastActiveAt: row.lastActiveAt, routines: row.routines }));
     } else {
       const grants = await this.prisma.accessGrant.findMany({ where: { revokedAt: null } });
       const phones = [...new Set([...this.settings.ownerPhones, ...grants.map((grant) => grant.phone)])];
@@ -139,6 +156,7 @@ export class AccessService {
         owner: this.isOwner(phone),
         source: this.isOwner(phone) ? undefined : grants.find((grant) => grant.phone === phone)?.source,
         lastActiveAt: byPhone.get(phone)?.lastActiveAt ?? null,
+        routines: byPhone.get(phone)?.routines ?? 0,
       }));
     }
     return entries.sort((a, b) => (b.lastActiveAt?.getTime() ?? 0) - (a.lastActiveAt?.getTime() ?? 0) || a.phone.localeCompare(b.phone));

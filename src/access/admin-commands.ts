@@ -82,7 +82,7 @@ export class AdminCommands {
     const entries = await this.access.users();
     const head = this.access.settings.mode === 'open' ? say.openMode : say.inviteMode(entries.length);
     const now = this.clock.now();
-    const lines = entries.slice(0, USERS_BY_TEXT).map((entry) => line(entry, owner, now, say.never, say.justNow));
+    const lines = entries.slice(0, USERS_BY_TEXT).map((entry) => line(entry, owner, now, say.never, say.justNow) + (entry.routines > 0 ? `, ${say.routines(entry.routines)}` : ''));
     const more = entries.length > USERS_BY_TEXT ? [say.more(entries.length - USERS_BY_TEXT)] : [];
     return [head, ...lines, ...more].join('\n');
   }

@@ -1,7 +1,8 @@
 import { timezoneForPhone } from '../channels/phone-number.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
-import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { addressFor } from '../outbox/outbound-draft.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { estimateTokens } from '../shared/tokens.js';
 import type { TurnScheduler } from '../queue/turn-queue.js';

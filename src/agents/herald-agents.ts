@@ -3,6 +3,7 @@ import type { FactService } from '../memory/fact-service.js';
 import type { PageService } from '../pages/page-service.js';
 import { bulkPage } from '../pages/bulk-page.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
+import type { RoutineService } from '../routines/routine-service.js';
 import type { UserService } from '../users/user-service.js';
 import type { AgentDefinition } from './agent-definition.js';
 import { createAgentRegistry, type AgentRegistry } from './agent-registry.js';
@@ -15,6 +16,8 @@ import { uiAgent } from './ui/ui-agent.js';
 /** The services Herald's agents act through; the calendar and email modules bring their own agents. */
 export interface HeraldAgentServices {
   reminders: ReminderService;
+  /** Routines (scheduler-agent's routine tools); absent: none offered. */
+  routines?: RoutineService;
   lists: ListService;
   facts: FactService;
   users: UserService;
@@ -34,7 +37,7 @@ export interface HeraldAgentServices {
  */
 export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTokens: number): AgentRegistry {
   const agents = [
-    schedulerAgent(services.reminders, bulkPage(services.pages)),
+    schedulerAgent(services.reminders, bulkPage(services.pages), services.routines),
     listAgent(services.lists, bulkPage(services.pages)),
     memoryAgent(services.facts, services.users, services.brain ? { ...services.brain, pages: services.pages } : undefined),
     uiAgent(services.pages),

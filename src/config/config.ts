@@ -46,6 +46,7 @@ function toConfig(environment: Environment) {
       /** WhatsApp's "typing…" while a turn calls the model, renewed every `typingEveryMs` (it shows for up to 25 s). */
       typingIndicator: environment.TYPING_INDICATOR === 'on',
       typingEveryMs: environment.TYPING_INDICATOR_EVERY_MS,
+      whatsappRoutineContentSid: environment.TWILIO_WHATSAPP_ROUTINE_CONTENT_SID,
       timeoutMs: environment.TWILIO_TIMEOUT_MS,
       /** An API key pair (SK…) Herald uses instead of the auth token for media, when set. */
       apiKey:
@@ -150,6 +151,18 @@ function toConfig(environment: Environment) {
       replyWindowMs: environment.REMINDER_REPLY_WINDOW_MS,
       /** A bare "snooze" ("later"): re-delivered after this many minutes. */
       snoozeMinutes: environment.REMINDER_SNOOZE_MINUTES,
+    },
+    routines: {
+      /** The most routines one user keeps. */
+      maxPerUser: environment.ROUTINES_PER_USER,
+      /** Model calls one run may make (its turn budget's cap). */
+      maxModelCalls: environment.ROUTINE_MAX_MODEL_CALLS,
+      /** The longest instruction (and condition) kept, in characters. */
+      maxInstructionLength: environment.ROUTINE_MAX_INSTRUCTION_LENGTH,
+      /** A run missed by more than this (Herald was down) is skipped and logged, not sent late. */
+      maxLatenessMs: environment.ROUTINE_MAX_LATENESS_MS,
+      /** Runs at once per instance. */
+      concurrency: environment.ROUTINE_CONCURRENCY,
     },
     outbox: {
       /** The most SMS segments one reply may cost (each is billed); longer replies are cut. */

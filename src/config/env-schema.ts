@@ -153,6 +153,7 @@ export const environmentSchema = z
     ),
     TWILIO_API_BASE_URL: unsetWhenEmpty(httpUrl.optional()),
     TWILIO_WHATSAPP_REMINDER_CONTENT_SID: optionalString,
+    TWILIO_WHATSAPP_ROUTINE_CONTENT_SID: optionalString,
     TWILIO_TIMEOUT_MS: integer(15_000, 1),
     TWILIO_API_KEY_SID: unsetWhenEmpty(z.string().trim().regex(/^SK[0-9a-fA-F]{32}$/, 'must look like SK followed by 32 hex characters').optional()),
     TWILIO_API_KEY_SECRET: optionalString,
@@ -227,6 +228,12 @@ export const environmentSchema = z
     REMINDER_BATCH_SIZE: integer(25, 1),
     REMINDER_REPLY_WINDOW_MS: integer(30 * 60 * 1000, 0),
     REMINDER_SNOOZE_MINUTES: integer(10, 1),
+
+    ROUTINES_PER_USER: integer(10, 0),
+    ROUTINE_MAX_MODEL_CALLS: integer(8, 1),
+    ROUTINE_MAX_INSTRUCTION_LENGTH: integer(2_000, 1),
+    ROUTINE_MAX_LATENESS_MS: integer(60 * 60 * 1000, 0),
+    ROUTINE_CONCURRENCY: integer(50, 1),
 
     PAGE_TTL_HOURS: integer(72, 1, 24 * 366),
 

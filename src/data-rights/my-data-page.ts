@@ -23,11 +23,12 @@ export class MyDataPage {
   async build(userId: string): Promise<PageInput | undefined> {
     const user = await this.prisma.user.findUnique({ where: { id: userId } });
     if (!user) return undefined;
-    const [notes, noteCount, contacts, contactCount] = await Promise.all([
+    const [notes, noteCount, contacts, contactCount, routines] = await Promise.all([
       this.prisma.note.findMany({ where: { userId }, orderBy: { updatedAt: 'desc' }, take: 50, select: { title: true, tags: true } }),
       this.prisma.note.count({ where: { userId } }),
       this.prisma.contact.findMany({ where: { userId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], take: 50, select: { name: true, relationship: true, source: true } }),
       this.prisma.contact.count({ where: { userId } }),
+      this.prisma.routine.findMany({ where: { userId }, orderBy: [{ status: 'asc' }, { nextDueAt: 'asc' }], select: { name: true, instruction: true, condition: true, status: true, nextDueAt: true } }),
     ]);
     const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations, grant] = await Promise.all([
       this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true, learned: true, sourceMessage: { select: { content: true } } } }),
@@ -104,6 +105,19 @@ export class MyDataPage {
             rows: reminders.map((reminder) => [reminder.text, when(reminder.nextDueAt), reminder.rrule ? 'yes' : 'no']),
           }
         : { kind: 'text', heading: 'Reminders', markdown: 'None.' },
+      routines.length > 0
+        ? {
+            kind: 'table',
+            heading: `Routines (${routines.length})`,
+            columns: ['Routine', 'Instruction', 'Next', 'Status'],
+            rows: routines.map((routine) => [
+              routine.name,
+              cut(routine.condition ? `${routine.instruction} (${routine.condition})` : routine.instruction),
+              routine.status === 'active' ? when(routine.nextDueAt) : '—',
+              routine.status,
+            ]),
+          }
+        : { kind: 'text', heading: 'Routines', markdown: 'None.' },
       lists.length > 0
         ? {
             kind: 'table',
@@ -144,4 +158,9 @@ function factLine(fact: { category: string; content: string; learned: boolean; s
   const source = fact.sourceMessage?.content.trim().replace(/\s+/g, ' ') ?? '';
   const quoted = source.length > 160 ? `${source.slice(0, 157)}…` : source;
   return `${fact.content} (${fact.category}; learned from your message “${quoted}”)`;
+}
+
+/** A routine's instruction as a table cell: its beginning (MY DATA is an overview; the full text is the user's own). */
+function cut(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }

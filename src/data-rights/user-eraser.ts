@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
+import { ROUTINE_QUEUE } from '../routines/routine-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { TURN_QUEUE } from '../queue/turn-queue.js';
 import { LEARNING_QUEUE } from '../learning/fact-learner.js';
@@ -79,16 +80,22 @@ export class UserEraser {
     if (claimed > 0) throw new SendInFlight();
 
     const reminderIds = reminders.map((reminder) => reminder.id);
+    // Routines are not locked: a run locks its routine without the user, and commits holding
+    // the user then the routine; the user's delete takes them in that same order (cascade).
+    const routineIds = (await transaction.routine.findMany({ where: { userId }, select: { id: true } })).map((routine) => routine.id);
     for (const table of ['job', 'archive'] as const) {
       await transaction.$executeRawUnsafe(
         `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = ANY($3::text[]) AND data->>'userId' = $4 AND state <> 'active')
-           OR (name = $5 AND data->>'phone' = (SELECT phone FROM "User" WHERE id = $4::uuid) AND state <> 'active')`,
+           OR (name = $5 AND data->>'phone' = (SELECT phone FROM "User" WHERE id = $4::uuid) AND state <> 'active')
+           OR (name = $6 AND data->>'routineId' = ANY($7::text[]) AND state <> 'active')`,
         REMINDER_QUEUE,
         reminderIds,
         // Learning passes and held offers carry what was learned (a name, a date): they go too.
         [TURN_QUEUE, LEARNING_QUEUE],
         userId,
         HELD_NOTICE_QUEUE,
+        ROUTINE_QUEUE,
+        routineIds,
       );
     }
     await transaction.$executeRaw`DELETE FROM "InboundDedupe" WHERE "messageId" IN (SELECT "id" FROM "Message" WHERE "userId" = ${userId}::uuid)`;

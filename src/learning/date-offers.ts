@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
-import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { addressFor } from '../outbox/outbound-draft.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
 import { confirmationReply } from '../questions/confirmation-replies.js';
 import { confirmationQuestion } from '../questions/pending-question.js';
 import type { PendingQuestions } from '../questions/pending-questions.js';

@@ -1,92 +1,14 @@
-import type pg from 'pg';
-import type { Channel, OutboundKind, OutboundMessage } from '../generated/prisma/client.js';
-import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
-import { formatForChannel } from '../channels/format-message.js';
-import { splitMessage } from '../channels/split-message.js';
-import { CHANNEL_LIMITS } from '../channels/channel-limits.js';
-import { capSmsSegments, isGsm7, plainSmsPunctuation } from '../channels/sms-encoding.js';
-import type { Logger } from '../logging/logger.js';
-import type { Clock } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
+import type { Channel, OutboundKind } from '../generated/prisma/client.js';
+import type { PrismaExecutor } from '../db/prisma-types.js';
 import { preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
-import type { UserService } from '../users/user-service.js';
-import type { MessageTransport, TransportResult } from './message-transport.js';
+import type { TransportResult } from './message-transport.js';
+import { outboundBodies, partRow, type ClaimedMessage, type FlushOutcome, type OutboundDraft, type SendablePart } from './outbound-draft.js';
 import { parseTwilioStatus, statusRank } from './outbound-status.js';
-import { retryDelayMs, type RetryPolicy } from './retry-policy.js';
+import type { OutboxDependencies, OutboxSendEvent } from './outbox-dependencies.js';
+import { retryDelayMs } from './retry-policy.js';
 import { isUnreachableCode } from './twilio-error-codes.js';
 
-/** A message to stage for delivery. */
-export interface OutboundDraft {
-  userId: string;
-  turnId?: string | undefined;
-  kind: OutboundKind;
-  channel: Channel;
-  toAddress: string;
-  /** The number the user wrote to; replies go out from it. */
-  fromAddress?: string | undefined;
-  /** Markdown from the model; converted for the channel and split into parts. */
-  text: string;
-  /** Send as an approved WhatsApp template instead of free text. */
-  template?: { contentSid: string; variables: Record<string, string> } | undefined;
-}
-
-/** How a flush ended. */
-export type FlushOutcome = { kind: 'done' } | { kind: 'retry_later'; at: Date };
-
-/** What sending needs of a part: a stored row, or one a caller has just written itself. */
-export type SendablePart = Pick<
-  OutboundMessage,
-  | 'id'
-  | 'userId'
-  | 'turnId'
-  | 'kind'
-  | 'channel'
-  | 'toAddress'
-  | 'fromAddress'
-  | 'body'
-  | 'partIndex'
-  | 'contentSid'
-  | 'contentVariables'
-  | 'status'
-  | 'statusRank'
-  | 'attempts'
-  | 'nextAttemptAt'
->;
-
-/**
- * A message whose rows the caller writes in its own statement and which this sender
- * delivers right after the commit ({@link OutboxService.claimed}, then
- * {@link OutboxService.sendClaimed}).
- */
-export interface ClaimedMessage {
-  groupId: string;
-  createdAt: Date;
-  /**
-   * The rows to store, in order (partIndex 0…). The first is already claimed by this
-   * sender — `dispatching`, one attempt, its claim lapsing `dispatchClaimMs` after
-   * `createdAt`, exactly as a claim just before sending leaves it — so sending it needs no
-   * read and no claim round trip; the others are pending, as `stage` stores them.
-   */
-  parts: Array<SendablePart & { partCount: number }>;
-}
-
 type PartOutcome = { kind: 'sent' } | { kind: 'retry_later'; at: Date } | { kind: 'permanent_failure'; errorCode?: number | undefined };
-
-/**
- * The bodies a draft is stored as: converted for the channel and split at 1600 characters;
- * a template is one part. On SMS, typographic punctuation becomes plain GSM-7 when that makes
- * the whole text GSM-7 (one curly quote would make it UCS-2, tripling its segments) and the text is capped at
- * `smsMaxSegments` segments (SMS_MAX_SEGMENTS).
- */
-export function outboundBodies(draft: Pick<OutboundDraft, 'text' | 'channel' | 'template'>, smsMaxSegments = Number.POSITIVE_INFINITY): string[] {
-  if (draft.template) return [draft.text];
-  const formatted = formatForChannel(draft.text, draft.channel);
-  if (!CHANNEL_LIMITS[draft.channel].segmented) return splitMessage(formatted);
-  // Plain punctuation only where it makes the text GSM-7: text that needs Unicode anyway
-  // (Hebrew, emoji, a ✓) costs the same per character, and "..." is longer than "…".
-  const plain = plainSmsPunctuation(formatted);
-  return splitMessage(capSmsSegments(isGsm7(plain) ? plain : formatted, smsMaxSegments));
-}
 
 /**
  * A part Twilio accepted. Plain SQL (prepared once per connection): it runs once per message
@@ -97,52 +19,9 @@ const RECORD_SENT = `UPDATE "OutboundMessage"
 SET "status" = $2::"OutboundStatus", "statusRank" = $3::int, "twilioSid" = $4, "sentAt" = $5::timestamp, "nextAttemptAt" = NULL, "updatedAt" = $6::timestamp
 WHERE "id" = $1::uuid AND "statusRank" <= $3::int`;
 
-/** What the outbox needs besides the database. */
-export interface OutboxDependencies {
-  prisma: PrismaClient;
-  /** The pool Prisma runs on: the per-message hot path records sends on it in plain SQL. */
-  pool: pg.Pool;
-  transport: MessageTransport;
-  users: UserService;
-  clock: Clock;
-  ids: IdGenerator;
-  logger: Logger;
-  policy: RetryPolicy;
-  /** SMS_MAX_SEGMENTS: the most segments one SMS reply may cost; longer replies are cut. */
-  smsMaxSegments?: number;
-  /**
-   * Configured senders per channel. RCS: the Messaging Service with the RCS sender
-   * (TWILIO_MESSAGING_SERVICE_SID), which falls back to SMS itself; without one, RCS users
-   * are answered from the SMS sender.
-   */
-  senders: { sms?: string | undefined; whatsapp?: string | undefined; rcs?: string | undefined };
-  /** Twilio posts delivery updates here (absent on the console transport). */
-  statusCallbackUrl?: string | undefined;
-  /** Longest back-off waited in-process; longer ones are rescheduled as jobs. */
-  inlineWaitLimitMs?: number;
-  /** How long a part may sit in `dispatching` before a crashed sender's claim lapses. */
-  dispatchClaimMs?: number;
-  sleep?: (milliseconds: number) => Promise<void>;
-  random?: () => number;
-  /** Told of every send attempt's outcome (metrics, traces); never its body or address. */
-  onSend?: (event: OutboxSendEvent) => void;
-  /** Told when Twilio refuses a content Herald made (21655, 21656): its cached SID is forgotten. */
-  onContentRefused?: (contentSid: string) => void;
-}
-
 /** Twilio's refusals of a content or its variables (the ContentSid is invalid; the ContentVariables are). */
 function isContentRefusal(errorCode: number | undefined): boolean {
   return errorCode === 21655 || errorCode === 21656;
-}
-
-/** One send attempt, as observability sees it. */
-export interface OutboxSendEvent {
-  part: Pick<SendablePart, 'turnId' | 'kind' | 'channel' | 'partIndex'>;
-  status: 'sent' | 'retrying' | 'failed';
-  errorCode?: number | undefined;
-  /** Wall-clock milliseconds around the transport call. */
-  startedAt: number;
-  endedAt: number;
 }
 
 const liveStatuses = ['pending', 'dispatching'] as const;
@@ -420,8 +299,9 @@ export class OutboxService {
     const result = await this.deps.transport.send({ ...common, contentSid: part.contentSid, contentVariables: (part.contentVariables ?? {}) as Record<string, string> });
     // A reply with buttons whose content Twilio refuses (deleted, or variables it will not
     // take) still goes, as the text it carries; the content is forgotten so the next
-    // question makes it again. A reminder's template has no free-text form outside the window.
-    if (result.ok || result.retryable || part.kind === 'reminder' || !isContentRefusal(result.errorCode)) return result;
+    // question makes it again. A template (a reminder's, a routine's) has no free-text form
+    // outside the window: only a reply's buttons fall back.
+    if (result.ok || result.retryable || part.kind !== 'reply' || !isContentRefusal(result.errorCode)) return result;
     this.deps.logger.warn({ outboundId: part.id, errorCode: result.errorCode }, 'Twilio refused the reply\'s buttons; sending it as text');
     this.deps.onContentRefused?.(part.contentSid);
     const [body] = outboundBodies({ text: part.body, channel: part.channel }, this.deps.smsMaxSegments);
@@ -434,29 +314,4 @@ export class OutboxService {
       data: { status, statusRank: statusRank[status], errorCode: error.errorCode ?? null, errorMessage: error.errorMessage.slice(0, 500), nextAttemptAt: null },
     });
   }
-}
-
-/** The columns every part of a message shares, as `stage` and `claimed` write them. */
-function partRow(draft: OutboundDraft, body: string, partIndex: number, partCount: number) {
-  return {
-    userId: draft.userId,
-    turnId: draft.turnId ?? null,
-    kind: draft.kind,
-    channel: draft.channel,
-    toAddress: draft.toAddress,
-    fromAddress: draft.fromAddress ?? null,
-    body,
-    partIndex,
-    partCount,
-    contentSid: draft.template?.contentSid ?? null,
-    ...(draft.template ? { contentVariables: draft.template.variables } : {}),
-  };
-}
-
-/**
- * The channel's "To" address for a phone number. RCS goes to the bare number through the
- * Messaging Service, which tries RCS and falls back to SMS itself.
- */
-export function addressFor(phone: string, channel: Channel): string {
-  return channel === 'whatsapp' ? `whatsapp:${phone}` : phone;
 }

@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import type { OutboundDraft, OutboxService } from '../outbox/outbox-service.js';
+import type { OutboundDraft } from '../outbox/outbound-draft.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { readerLanguage, say } from '../texts/texts.js';
 import { formatLocal } from './reminder-schedule.js';

@@ -78,6 +78,9 @@ export const ar: TextTable = {
   budgetUser: 'وصلت إلى حدّ إجابات Herald لهذا اليوم. سأعود عند منتصف الليل؛ ستصلك التذكيرات، ويظل STOP وHELP يعملان.',
   budgetDeployment: 'وصل Herald إلى حده لهذا اليوم ولا يستطيع الرد حتى منتصف الليل. ستصلك التذكيرات.',
   budgetOwners: 'نفدت الميزانية اليومية لـ Herald ({budget}): لن يحصل أحد على إجابات من النموذج حتى منتصف الليل ({zone}). ارفع DAILY_BUDGET_USD لتغيير ذلك.',
+  routineBudget: 'وصلت إلى حد اليوم من إجابات Herald، لذلك لن تعمل روتيناتك (بدءًا من "{name}") حتى منتصف الليل.',
+  routinesPage: 'روتيناتك (أوقف أو استأنف أو احذف كلًا منها): {link}',
+  routinesNone: 'ليس لديك روتينات بعد. جرّب "كل يوم عمل الساعة 7 أرسل لي يومي".',
 
   myData: 'إليك كل ما يحتفظ به Herald عنك: {link}\nلمسح كل شيء، أرسل DELETE MY DATA.',
   myDataFailed: 'عذرًا، لم أتمكن من وضع بياناتك في صفحة الآن. حاول مرة أخرى بعد دقيقة.',
@@ -105,6 +108,7 @@ export const ar: TextTable = {
   ownerNever: 'أبدًا',
   ownerJustNow: 'الآن',
   ownerMore: '…و{count} أخرى (npm run accounts -- users).',
+  ownerRoutines: 'الروتينات: {count}',
   welcomeSuffix: 'أرسل أي شيء للبدء. أجب بـ STOP لإلغاء الاشتراك.',
   defaultWelcome: 'تمت دعوتك إلى Herald، مساعد يمكنك مراسلته.',
 

@@ -78,6 +78,9 @@ export const de: TextTable = {
   budgetUser: 'Du hast das heutige Limit für Antworten von Herald erreicht. Ab Mitternacht bin ich wieder da; Erinnerungen kommen weiter, und STOP und HELP funktionieren weiterhin.',
   budgetDeployment: 'Herald hat sein Tageslimit erreicht und kann erst ab Mitternacht wieder antworten. Erinnerungen kommen weiter.',
   budgetOwners: 'Das Tagesbudget von Herald ({budget}) ist aufgebraucht: Bis Mitternacht ({zone}) bekommt niemand Antworten vom Modell. Erhöhe DAILY_BUDGET_USD, um das zu ändern.',
+  routineBudget: 'Du hast das heutige Limit für Antworten von Herald erreicht, deshalb laufen deine Routinen (zuerst „{name}“) erst nach Mitternacht wieder.',
+  routinesPage: 'Deine Routinen (jede pausieren, fortsetzen oder löschen): {link}',
+  routinesNone: 'Du hast noch keine Routinen. Versuch „jeden Werktag um 7 schick mir meinen Tag“.',
 
   myData: 'Hier ist alles, was Herald über dich speichert: {link}\nUm alles zu löschen, schick DELETE MY DATA.',
   myDataFailed: 'Sorry, ich konnte deine Daten gerade nicht auf eine Seite bringen. Versuch es in einer Minute noch einmal.',
@@ -105,6 +108,7 @@ export const de: TextTable = {
   ownerNever: 'nie',
   ownerJustNow: 'gerade eben',
   ownerMore: '…und {count} weitere (npm run accounts -- users).',
+  ownerRoutines: '{count} Routinen',
   welcomeSuffix: 'Schreib irgendetwas, um loszulegen. Antworte STOP, um dich abzumelden.',
   defaultWelcome: 'Du wurdest zu Herald eingeladen, einem Assistenten, dem du Nachrichten schreiben kannst.',
 

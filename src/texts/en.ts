@@ -89,6 +89,11 @@ export const en = {
   budgetDeployment: "Herald has reached its limit for today and can't answer until midnight. Reminders still arrive.",
   budgetOwners: "Herald's daily budget ({budget}) is spent: nobody gets model answers until midnight ({zone}). Raise DAILY_BUDGET_USD to change it.",
 
+  // Routines.
+  routineBudget: "You've reached today's limit for Herald's answers, so your routines (\"{name}\" first) won't run until midnight.",
+  routinesPage: 'Your routines (pause, resume or delete each): {link}',
+  routinesNone: 'You have no routines yet. Try "every weekday at 7 send me my day".',
+
   // MY DATA, DELETE MY DATA.
   myData: 'Here is everything Herald holds about you: {link}\nTo erase it all, text DELETE MY DATA.',
   myDataFailed: 'Sorry, I could not put your data on a page just now. Please try again in a minute.',
@@ -117,6 +122,7 @@ export const en = {
   ownerNever: 'never',
   ownerJustNow: 'just now',
   ownerMore: '…and {count} more (npm run accounts -- users).',
+  ownerRoutines: '{count} routines',
   welcomeSuffix: 'Text anything to start. Reply STOP to opt out.',
   defaultWelcome: "You've been invited to Herald, an assistant you can text.",
 

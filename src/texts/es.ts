@@ -78,6 +78,9 @@ export const es: TextTable = {
   budgetUser: 'Has llegado al límite de respuestas de Herald por hoy. Vuelvo a medianoche; los recordatorios siguen llegando y STOP y HELP siguen funcionando.',
   budgetDeployment: 'Herald ha llegado a su límite de hoy y no puede responder hasta medianoche. Los recordatorios siguen llegando.',
   budgetOwners: 'Se ha gastado el presupuesto diario de Herald ({budget}): nadie recibe respuestas del modelo hasta medianoche ({zone}). Sube DAILY_BUDGET_USD para cambiarlo.',
+  routineBudget: 'Has llegado al límite de hoy de respuestas de Herald, así que tus rutinas (empezando por "{name}") no se ejecutarán hasta medianoche.',
+  routinesPage: 'Tus rutinas (pausa, reanuda o borra cada una): {link}',
+  routinesNone: 'Aún no tienes rutinas. Prueba "cada día laborable a las 7 envíame mi día".',
 
   myData: 'Aquí tienes todo lo que Herald guarda sobre ti: {link}\nPara borrarlo todo, escribe DELETE MY DATA.',
   myDataFailed: 'Perdona, ahora no he podido preparar la página con tus datos. Inténtalo de nuevo en un minuto.',
@@ -105,6 +108,7 @@ export const es: TextTable = {
   ownerNever: 'nunca',
   ownerJustNow: 'ahora mismo',
   ownerMore: '…y {count} más (npm run accounts -- users).',
+  ownerRoutines: '{count} rutinas',
   welcomeSuffix: 'Escribe lo que sea para empezar. Responde STOP para darte de baja.',
   defaultWelcome: 'Te han invitado a Herald, un asistente al que puedes escribir por mensaje.',
 

@@ -78,6 +78,9 @@ export const fr: TextTable = {
   budgetUser: "Vous avez atteint la limite de réponses de Herald pour aujourd'hui. Je reviens à minuit ; les rappels arrivent toujours, et STOP et HELP fonctionnent encore.",
   budgetDeployment: "Herald a atteint sa limite du jour et ne peut pas répondre avant minuit. Les rappels arrivent toujours.",
   budgetOwners: "Le budget quotidien de Herald ({budget}) est épuisé : personne ne reçoit de réponse du modèle avant minuit ({zone}). Augmentez DAILY_BUDGET_USD pour changer cela.",
+  routineBudget: "Vous avez atteint la limite du jour pour les réponses de Herald : vos routines (à commencer par « {name} ») ne tourneront pas avant minuit.",
+  routinesPage: 'Vos routines (mettez en pause, reprenez ou supprimez chacune) : {link}',
+  routinesNone: "Vous n'avez pas encore de routine. Essayez « chaque jour de semaine à 7 h envoie-moi ma journée ».",
 
   myData: 'Voici tout ce que Herald garde sur vous : {link}\nPour tout effacer, envoyez DELETE MY DATA.',
   myDataFailed: "Désolé, je n'ai pas pu mettre vos données sur une page pour l'instant. Réessayez dans une minute.",
@@ -105,6 +108,7 @@ export const fr: TextTable = {
   ownerNever: 'jamais',
   ownerJustNow: "à l'instant",
   ownerMore: '…et {count} de plus (npm run accounts -- users).',
+  ownerRoutines: 'routines : {count}',
   welcomeSuffix: "Écrivez n'importe quoi pour commencer. Répondez STOP pour vous désinscrire.",
   defaultWelcome: 'Vous avez été invité sur Herald, un assistant à qui écrire par message.',
 

@@ -78,6 +78,9 @@ export const he: TextTable = {
   budgetUser: 'הגעתם למגבלה היומית של התשובות של Herald. אחזור בחצות; תזכורות ממשיכות להגיע, ו-STOP ו-HELP עדיין עובדים.',
   budgetDeployment: 'Herald הגיע למגבלה היומית שלו ולא יוכל לענות עד חצות. תזכורות ממשיכות להגיע.',
   budgetOwners: 'התקציב היומי של Herald ({budget}) נוצל: אף אחד לא יקבל תשובות מהמודל עד חצות ({zone}). אפשר להגדיל את DAILY_BUDGET_USD.',
+  routineBudget: 'הגעת למגבלה היומית של תשובות Herald, ולכן השגרות שלך (החל מ-"{name}") לא ירוצו עד חצות.',
+  routinesPage: 'השגרות שלך (אפשר להשהות, לחדש או למחוק כל אחת): {link}',
+  routinesNone: 'אין לך עדיין שגרות. נסה "כל יום חול ב-7 שלח לי את היום שלי".',
 
   myData: 'כל מה ש-Herald שומר עליכם: {link}\nכדי למחוק הכול, שלחו "מחק את הנתונים שלי".',
   myDataFailed: 'סליחה, לא הצלחתי להכין את הדף עכשיו. נסו שוב בעוד דקה.',
@@ -105,6 +108,7 @@ export const he: TextTable = {
   ownerNever: 'אף פעם',
   ownerJustNow: 'עכשיו',
   ownerMore: '…ועוד {count} (npm run accounts -- users).',
+  ownerRoutines: '{count} שגרות',
   welcomeSuffix: 'שלחו כל הודעה כדי להתחיל. STOP להסרה.',
   defaultWelcome: 'הוזמנתם ל-Herald, עוזר שאפשר לשלוח לו הודעות.',
 

@@ -78,6 +78,9 @@ export const pt: TextTable = {
   budgetUser: 'Você chegou ao limite de respostas do Herald por hoje. Volto à meia-noite; os lembretes continuam chegando, e STOP e HELP continuam funcionando.',
   budgetDeployment: 'O Herald chegou ao limite de hoje e só volta a responder à meia-noite. Os lembretes continuam chegando.',
   budgetOwners: 'O orçamento diário do Herald ({budget}) acabou: ninguém recebe respostas do modelo até a meia-noite ({zone}). Aumente DAILY_BUDGET_USD para mudar isso.',
+  routineBudget: 'Você atingiu o limite de hoje de respostas do Herald, então suas rotinas (a começar por "{name}") só rodam depois da meia-noite.',
+  routinesPage: 'Suas rotinas (pause, retome ou apague cada uma): {link}',
+  routinesNone: 'Você ainda não tem rotinas. Experimente "todo dia útil às 7 me mande meu dia".',
 
   myData: 'Aqui está tudo o que o Herald guarda sobre você: {link}\nPara apagar tudo, mande DELETE MY DATA.',
   myDataFailed: 'Desculpe, não consegui montar a página com seus dados agora. Tente de novo daqui a um minuto.',
@@ -105,6 +108,7 @@ export const pt: TextTable = {
   ownerNever: 'nunca',
   ownerJustNow: 'agora mesmo',
   ownerMore: '…e mais {count} (npm run accounts -- users).',
+  ownerRoutines: '{count} rotinas',
   welcomeSuffix: 'Mande qualquer coisa para começar. Responda STOP para cancelar.',
   defaultWelcome: 'Você foi convidado para o Herald, um assistente com quem você conversa por mensagem.',
 

@@ -1,7 +1,8 @@
 import type { Channel, Message, Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { KeywordCommand } from '../channels/keywords.js';
-import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { addressFor } from '../outbox/outbound-draft.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
 import type { Clock } from '../shared/clock.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';

@@ -1,4 +1,4 @@
-import type { OutboxSendEvent } from '../outbox/outbox-service.js';
+import type { OutboxSendEvent } from '../outbox/outbox-dependencies.js';
 import type { TurnEnd } from './turn-runner.js';
 import type { ChannelLabel, HeraldMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';

@@ -8,7 +8,8 @@ import type { ConversationSubjects } from '../conversation/conversation-subject.
 import type { Logger } from '../logging/logger.js';
 import { fallbackReply } from '../texts/fallback-replies.js';
 import type { OrchestratorResult } from '../orchestrator/orchestrate.js';
-import { addressFor, type OutboxService } from '../outbox/outbox-service.js';
+import { addressFor } from '../outbox/outbound-draft.js';
+import type { OutboxService } from '../outbox/outbox-service.js';
 import { clarificationPayloadSchema } from '../questions/pending-question.js';
 import type { PendingQuestions } from '../questions/pending-questions.js';
 import type { Clock } from '../shared/clock.js';

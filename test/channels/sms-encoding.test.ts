@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capSmsSegments, isGsm7, plainSmsPunctuation, smsSegments } from '../../src/channels/sms-encoding.js';
-import { outboundBodies } from '../../src/outbox/outbox-service.js';
+import { outboundBodies } from '../../src/outbox/outbound-draft.js';
 
 describe('SMS encoding', () => {
   it('counts segments as carriers do: 160/153 in GSM-7 (extension characters count twice), 70/67 in UCS-2', () => {

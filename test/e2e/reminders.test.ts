@@ -79,7 +79,7 @@ describe('reminders through the webhook', () => {
     });
     expect(await send('remind me to call mom in 4 seconds')).toBe("OK, I'll remind you to call mom.");
     expect(harness.anthropic.requests).toHaveLength(2);
-    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_scheduled_job', 'get_scheduled_jobs', 'update_scheduled_job', 'delete_scheduled_job', 'cancel_scheduled_jobs', 'complete_step']);
+    expect(harness.anthropic.requests[1]!.toolNames()).toEqual(['create_scheduled_job', 'get_scheduled_jobs', 'update_scheduled_job', 'delete_scheduled_job', 'cancel_scheduled_jobs', 'create_routine', 'get_routines', 'update_routine', 'delete_routine', 'complete_step']);
     const dueAt = new Date(due.startOf('second').toMillis());
     const [reminder] = await reminderRows();
     // Stored as given, but whole minutes without their ":00" (a due time on the minute happens).

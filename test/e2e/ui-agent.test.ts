@@ -75,7 +75,7 @@ describe('ui-agent through the webhook', () => {
         // Earlier steps' results reach the page agent; the profile form is offered by id.
         expect(request.allText()).toContain('passport');
         const renderPage = (request.body.tools as Array<{ name: string; input_schema: unknown }>).find((tool) => tool.name === 'render_page')!;
-        expect(JSON.stringify(renderPage.input_schema)).toContain('"enum":["profile"]');
+        expect(JSON.stringify(renderPage.input_schema)).toContain('"enum":["profile","routines"]');
         return {
           toolCalls: [
             {
