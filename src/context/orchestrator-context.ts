@@ -74,6 +74,8 @@ export const orchestratorContextSchema = z.object({
   /** What the user just said (a quick burst of texts is merged into one). */
   message: z.object({
     text: z.string(),
+    /** The words whose language the reply follows, when not all of `text`: a routine run's instruction, not its English framing. */
+    languageText: z.string().optional(),
     messageIds: z.array(z.string()).min(1),
     /** Attachments Herald could not read (and no note below explains). */
     attachments: z.number().int().min(0),

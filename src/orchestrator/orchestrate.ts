@@ -123,7 +123,7 @@ export async function orchestrate(
   const logger = deps.logger.child({ turnId: context.turnId, userId: context.user.id, planId });
   const planTimeout = timeoutSignal(deps.limits.planTimeoutMs, `the plan took longer than ${deps.limits.planTimeoutMs} ms`);
   const signal = options.signal ? AbortSignal.any([options.signal, planTimeout]) : planTimeout;
-  const messageLanguage = replyLanguage(context.user.language, context.message.text);
+  const messageLanguage = replyLanguage(context.user.language, context.message.languageText ?? context.message.text);
   const totals = () => ({ modelCalls: meter.calls, usage: meter.usage });
   const result = (
     reply: string,

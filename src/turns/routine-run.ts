@@ -221,6 +221,8 @@ export class RoutineRunner {
         // The run's id stands for the message: there is none, the user did not write.
         messages: [{ id: run.run.id, content: routineRequest(routine, dueLocal, user.language), numMedia: 0 }],
       });
+      // The reply follows the instruction's language, not the English framing around it.
+      context.message.languageText = routine.instruction;
       // Progress messages are for people waiting on an answer; nobody waits on a routine.
       const result = await this.deps.orchestrate(context, { signal: run.signal, onProgress: async () => {} });
       const usage = {

@@ -163,6 +163,21 @@ describe('routines through the webhook', () => {
     expect(await prisma().routineRun.count({ where: { routineId: routine.id, status: { not: 'pending' } } })).toBe(0);
   });
 
+  it('answers in the language of the instruction, not of the English framing around it', async () => {
+    const routine = await routineIn(1, { name: 'resumen', instruction: 'cada mañana, un resumen corto de mi día: calendario y recordatorios pendientes' });
+    harness.anthropic.enqueue(
+      { toolCalls: [{ name: 'create_plan', input: { analysis: 'A brief', goal: 'Brief the user', steps: [{ id: 'step_1', agent: 'scheduler-agent', task: 'List what is due today', dependsOn: [] }] } }] },
+      (request) => {
+        expect(JSON.stringify(request.body.system)).toContain('<language>Spanish');
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Nothing due', reply: 'Hoy no tienes nada pendiente.' } }] };
+      },
+    );
+    const [brief] = await harness.repliesTo(phone, 1);
+    harness.anthropic.rethrowScriptErrors();
+    expect(brief!.body).toBe('Hoy no tienes nada pendiente.');
+    expect(await finishedRun(routine.id)).toMatchObject({ status: 'sent' });
+  });
+
   it('sends nothing when the condition is not met', async () => {
     const routine = await routineIn(2, { instruction: 'tell me my meetings', condition: 'only if I have meetings' });
     harness.anthropic.enqueue((request) => {
