@@ -33,7 +33,7 @@ export const accessSubcommands: AccountsSubcommand[] = [
   {
     name: 'revoke',
     usage: '--phone +15551234567',
-    summary: 'Stop a number using Herald in invite mode (their data stays until they text DELETE MY DATA).',
+    summary: 'Stop a number using Herald in invite mode (their routines stop; their other data stays until they text DELETE MY DATA).',
     options: { phone: { type: 'string' } },
     required: ['phone'],
     async run(values, context) {

@@ -98,7 +98,7 @@ export const ar: TextTable = {
   ownerAlreadyInvited: 'كان بإمكان {phone} استخدام Herald من قبل.',
   ownerAlways: '{phone} مالك ويمكنه دائمًا استخدام Herald.',
   ownerCode: 'رمز الدعوة: {code} (يصلح مرة واحدة، حتى {expires}). يرسل الشخص JOIN {code} إلى هذا الرقم.',
-  ownerRevoked: 'لم يعد بإمكان {phone} استخدام Herald. تبقى بياناته حتى يحذفها (أو حتى تشغّل npm run accounts).',
+  ownerRevoked: 'لم يعد بإمكان {phone} استخدام Herald، وتوقفت مهامه المجدولة. تبقى بقية بياناته حتى يحذفها (أو حتى تشغّل npm run accounts).',
   ownerNotAllowed: 'لم يكن {phone} في قائمة المدعوين.',
   ownerCannotRevoke: '{phone} مالك (OWNER_PHONES)؛ أزله من هناك.',
   ownerBadPhone: 'هذا ليس رقم هاتف بالصيغة الدولية، مثل +971501234567.',

@@ -98,7 +98,7 @@ export const de: TextTable = {
   ownerAlreadyInvited: '{phone} konnte Herald schon nutzen.',
   ownerAlways: '{phone} ist Eigentümer und kann Herald immer nutzen.',
   ownerCode: 'Einladungscode: {code} (einmal gültig, bis {expires}). Die Person schickt JOIN {code} an diese Nummer.',
-  ownerRevoked: '{phone} kann Herald nicht mehr nutzen. Die Daten bleiben, bis sie gelöscht werden (oder du npm run accounts ausführst).',
+  ownerRevoked: '{phone} kann Herald nicht mehr nutzen, die Routinen sind gestoppt. Die übrigen Daten bleiben, bis sie gelöscht werden (oder du npm run accounts ausführst).',
   ownerNotAllowed: '{phone} stand nicht auf der Einladungsliste.',
   ownerCannotRevoke: '{phone} ist Eigentümer (OWNER_PHONES); entferne die Nummer dort.',
   ownerBadPhone: 'Das ist keine Telefonnummer im internationalen Format, etwa +4915112345678.',

@@ -112,7 +112,7 @@ export const en = {
   ownerAlreadyInvited: '{phone} could already use Herald.',
   ownerAlways: '{phone} is an owner and can always use Herald.',
   ownerCode: 'Invite code: {code} (works once, until {expires}). They text JOIN {code} to this number.',
-  ownerRevoked: '{phone} can no longer use Herald. Their data stays until they delete it (or you run npm run accounts).',
+  ownerRevoked: '{phone} can no longer use Herald, and their routines are stopped. Their other data stays until they delete it (or you run npm run accounts).',
   ownerNotAllowed: '{phone} was not on the invite list.',
   ownerCannotRevoke: '{phone} is an owner (OWNER_PHONES); remove them there.',
   ownerBadPhone: 'That is not a phone number in international form, such as +15551234567.',

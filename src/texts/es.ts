@@ -98,7 +98,7 @@ export const es: TextTable = {
   ownerAlreadyInvited: '{phone} ya podía usar Herald.',
   ownerAlways: '{phone} es propietario y siempre puede usar Herald.',
   ownerCode: 'Código de invitación: {code} (vale una vez, hasta {expires}). Tienen que escribir JOIN {code} a este número.',
-  ownerRevoked: '{phone} ya no puede usar Herald. Sus datos se quedan hasta que los borre (o hasta que ejecutes npm run accounts).',
+  ownerRevoked: '{phone} ya no puede usar Herald y sus rutinas se han detenido. El resto de sus datos se queda hasta que los borre (o hasta que ejecutes npm run accounts).',
   ownerNotAllowed: '{phone} no estaba en la lista de invitados.',
   ownerCannotRevoke: '{phone} es propietario (OWNER_PHONES); quítalo de ahí.',
   ownerBadPhone: 'Eso no es un número de teléfono en formato internacional, como +34612345678.',

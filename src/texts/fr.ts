@@ -98,7 +98,7 @@ export const fr: TextTable = {
   ownerAlreadyInvited: '{phone} pouvait déjà utiliser Herald.',
   ownerAlways: '{phone} est propriétaire et peut toujours utiliser Herald.',
   ownerCode: "Code d'invitation : {code} (valable une fois, jusqu'au {expires}). Il faut envoyer JOIN {code} à ce numéro.",
-  ownerRevoked: "{phone} ne peut plus utiliser Herald. Ses données restent jusqu'à ce qu'il les efface (ou que vous lanciez npm run accounts).",
+  ownerRevoked: "{phone} ne peut plus utiliser Herald et ses routines sont arrêtées. Ses autres données restent jusqu'à ce qu'il les efface (ou que vous lanciez npm run accounts).",
   ownerNotAllowed: "{phone} n'était pas sur la liste des invités.",
   ownerCannotRevoke: '{phone} est propriétaire (OWNER_PHONES) ; retirez-le de là.',
   ownerBadPhone: "Ce n'est pas un numéro au format international, comme +33612345678.",

@@ -98,7 +98,7 @@ export const he: TextTable = {
   ownerAlreadyInvited: '{phone} כבר היה יכול להשתמש ב-Herald.',
   ownerAlways: '{phone} הוא בעלים ותמיד יכול להשתמש ב-Herald.',
   ownerCode: 'קוד הזמנה: {code} (לשימוש אחד, עד {expires}). שולחים JOIN {code} למספר הזה.',
-  ownerRevoked: '{phone} כבר לא יכול להשתמש ב-Herald. הנתונים שלו נשארים עד שימחק אותם.',
+  ownerRevoked: '{phone} כבר לא יכול להשתמש ב-Herald, והשגרות שלו הופסקו. שאר הנתונים שלו נשארים עד שימחק אותם.',
   ownerNotAllowed: '{phone} לא היה ברשימת המוזמנים.',
   ownerCannotRevoke: '{phone} הוא בעלים (OWNER_PHONES); יש להסיר אותו משם.',
   ownerBadPhone: 'זה לא מספר טלפון בפורמט בינלאומי, כמו ‎+972501234567.',

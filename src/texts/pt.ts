@@ -98,7 +98,7 @@ export const pt: TextTable = {
   ownerAlreadyInvited: '{phone} já podia usar o Herald.',
   ownerAlways: '{phone} é proprietário e sempre pode usar o Herald.',
   ownerCode: 'Código de convite: {code} (vale uma vez, até {expires}). A pessoa manda JOIN {code} para este número.',
-  ownerRevoked: '{phone} não pode mais usar o Herald. Os dados ficam até serem apagados (ou até você rodar npm run accounts).',
+  ownerRevoked: '{phone} não pode mais usar o Herald, e as rotinas foram paradas. Os outros dados ficam até serem apagados (ou até você rodar npm run accounts).',
   ownerNotAllowed: '{phone} não estava na lista de convidados.',
   ownerCannotRevoke: '{phone} é proprietário (OWNER_PHONES); remova-o de lá.',
   ownerBadPhone: 'Isso não é um número de telefone no formato internacional, como +5511912345678.',

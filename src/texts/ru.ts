@@ -98,7 +98,7 @@ export const ru: TextTable = {
   ownerAlreadyInvited: '{phone} уже мог пользоваться Herald.',
   ownerAlways: '{phone} — владелец и всегда может пользоваться Herald.',
   ownerCode: 'Код приглашения: {code} (одноразовый, действует до {expires}). Нужно отправить JOIN {code} на этот номер.',
-  ownerRevoked: '{phone} больше не может пользоваться Herald. Данные остаются, пока их не удалят (или пока вы не запустите npm run accounts).',
+  ownerRevoked: '{phone} больше не может пользоваться Herald, его регулярные задания остановлены. Остальные данные остаются, пока их не удалят (или пока вы не запустите npm run accounts).',
   ownerNotAllowed: '{phone} не было в списке приглашённых.',
   ownerCannotRevoke: '{phone} — владелец (OWNER_PHONES); уберите номер оттуда.',
   ownerBadPhone: 'Это не номер телефона в международном формате, например +79161234567.',

@@ -201,7 +201,7 @@ describe('invite mode', () => {
     await harness.exchange(member, 'hi');
     const storedBefore = (await traces(member)).messages;
 
-    expect(await ownerSays(`REVOKE ${member}`)).toBe(`${member} can no longer use Herald. Their data stays until they delete it (or you run npm run accounts).`);
+    expect(await ownerSays(`REVOKE ${member}`)).toBe(`${member} can no longer use Herald, and their routines are stopped. Their other data stays until they delete it (or you run npm run accounts).`);
     const after = await harness.inbound({ from: member, body: 'are you there?' });
     expect(after.body).toBe(twimlMessage(strangerReplies.private));
     expect((await traces(member)).messages).toBe(storedBefore);
