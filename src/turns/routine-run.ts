@@ -20,7 +20,8 @@ import { readerLanguage, say } from '../texts/texts.js';
 import type { LongReplies } from './long-replies.js';
 import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
 import type { TurnLeases } from './turn-lease.js';
-import { TurnInterrupted, type Orchestrate } from './turn-runner.js';
+import { TurnInterrupted } from './turn-runner.js';
+import type { Orchestrate } from './turn-runner-dependencies.js';
 import { modelLineJson } from './turn-outcome.js';
 
 /** The rules a run follows (docs/ARCHITECTURE.md "Defaults"). */

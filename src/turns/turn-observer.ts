@@ -1,5 +1,5 @@
 import type { OutboxSendEvent } from '../outbox/outbox-dependencies.js';
-import type { TurnEnd } from './turn-runner.js';
+import type { TurnEnd } from './turn-runner-dependencies.js';
 import type { ChannelLabel, HeraldMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 

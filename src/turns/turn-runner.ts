@@ -1,103 +1,34 @@
 import type { Channel, Message } from '../generated/prisma/client.js';
 import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
-import type { PrismaClient } from '../db/prisma-types.js';
 import { detectKeyword } from '../channels/keywords.js';
-import type { ContextAssembler, ResumedPlan } from '../context/context-assembler.js';
-import type { OrchestratorContext } from '../context/orchestrator-context.js';
-import type { ConversationSubjects } from '../conversation/conversation-subject.js';
+import type { ResumedPlan } from '../context/context-assembler.js';
 import type { Logger } from '../logging/logger.js';
 import { fallbackReply } from '../texts/fallback-replies.js';
-import type { OrchestratorResult } from '../orchestrator/orchestrate.js';
 import { addressFor } from '../outbox/outbound-draft.js';
-import type { OutboxService } from '../outbox/outbox-service.js';
 import { clarificationPayloadSchema } from '../questions/pending-question.js';
-import type { PendingQuestions } from '../questions/pending-questions.js';
-import type { Clock } from '../shared/clock.js';
 import { blameOf, describeError } from '../shared/errors.js';
 import { estimateTokens } from '../shared/tokens.js';
 import { detectLanguage } from '../texts/text-language.js';
 import { readerLanguage } from '../texts/texts.js';
-import type { QuietHours } from '../users/quiet-hours.js';
-import type { ReminderTravel } from '../reminders/reminder-travel.js';
 import { confirmationQuestion } from '../questions/pending-question.js';
-import type { UserConfig, UserService } from '../users/user-service.js';
+import type { UserConfig } from '../users/user-service.js';
 import { cutNote } from '../context/message-cap.js';
-import type { BudgetGuard } from '../budgets/budget-guard.js';
 import { budgetReplies } from '../budgets/budget-replies.js';
 import { confirmationAnswer } from '../questions/confirmation-words.js';
-import type { IncomingTurn, LatestQuestion, TurnAnswer } from './answers/turn-answer.js';
-import type { TurnCommands } from './turn-commands.js';
+import type { IncomingTurn, LatestQuestion } from './answers/turn-answer.js';
 import { commitTurn, TurnInterrupted, type LeaseFence } from './turn-commit.js';
 import { TurnMedia } from '../media/turn-media.js';
 import { answerWithoutModel, mediaForContext, withMedia } from './media-outcome.js';
 import { modelLineJson, outcomeUsage, withoutModel, type TurnOutcome } from './turn-outcome.js';
-import { noopTracing, type Tracing } from '../observability/tracing.js';
-import type { TurnOutcomeLabel } from '../observability/metrics.js';
-import type { LongReplies } from './long-replies.js';
+import { noopTracing } from '../observability/tracing.js';
 import { OneTap } from '../outbox/one-tap.js';
-import type { TypingIndicators, TypingSession } from './typing-indicator.js';
+import type { TypingSession } from './typing-indicator.js';
 
 /** WhatsApp's free-form window: 24 hours from the user's last message. */
 const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export { TurnInterrupted, type LeaseFence } from './turn-commit.js';
-
-/** Runs the orchestrator for a context; injected so tests and benchmarks can swap it. */
-export type Orchestrate = (
-  context: OrchestratorContext,
-  options: { signal: AbortSignal; onProgress: (text: string) => Promise<void> },
-) => Promise<OrchestratorResult>;
-
-/** What a turn needs. */
-export interface TurnRunnerDependencies {
-  prisma: PrismaClient;
-  users: UserService;
-  outbox: OutboxService;
-  assembler: ContextAssembler;
-  orchestrate: Orchestrate;
-  /** The questions Herald waits on: staged with the reply that asks them, read by the answers below. */
-  questions: PendingQuestions;
-  /**
-   * The answers that need no model (src/turns/answers), tried in order before the
-   * orchestrator: the first that answers the message ends the turn.
-   */
-  answers: TurnAnswer[];
-  /** What a reply is about (a quoted message, a reminder just delivered): shown to the planner. */
-  subjects?: ConversationSubjects;
-  clock: Clock;
-  logger: Logger;
-  /** MY DATA, DELETE MY DATA and owners' admin commands (src/turns/turn-commands.ts); absent: none. */
-  commands?: TurnCommands;
-  /** Daily model budgets; absent: no limit. `notifyOwners` texts the owners (once a day, when the deployment's is spent). */
-  budgets?: { guard: BudgetGuard; notifyOwners(text: string): Promise<void> };
-  /** Attachments, voice notes and location pins (src/media); absent: they are only counted. */
-  media?: TurnMedia;
-  /** Traces each turn (continuing its first message's webhook trace) and its context assembly; absent: none. */
-  tracing?: Tracing;
-  /** Replies too long for one message become a lead and a page (src/turns/long-replies.ts); absent: the outbox caps them. */
-  longReplies?: LongReplies;
-  /** Told how each turn ended (metrics); absent: nobody. */
-  onTurnEnd?: (event: TurnEnd) => void;
-  /** Background fact learning: each turn schedules a pass for when the conversation pauses; absent: none. */
-  learning?: { schedule(userId: string): Promise<void> };
-  /** After a turn that changed the user's time zone: the question whether repeating reminders move too (src/reminders/reminder-travel.ts). */
-  travel?: Pick<ReminderTravel, 'questionAfter'>;
-  /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */
-  quietHours?: Pick<QuietHours, 'isQuiet'>;
-  /** Confirmations and choices as buttons where the channel has them (src/outbox/one-tap.ts); absent: text only. */
-  oneTap?: OneTap;
-  /** WhatsApp's "typing…" while the model works (src/turns/typing-indicator.ts); absent: none. */
-  typing?: TypingIndicators;
-}
-
-/** How a turn ended, for metrics: never its text or its user. */
-export interface TurnEnd {
-  turnId: string;
-  channel: Channel;
-  outcome: TurnOutcomeLabel;
-  /** When the webhook received the turn's first message. */
-  receivedAt: Date;
-}
+import type { TurnRunnerDependencies } from './turn-runner-dependencies.js';
 
 /**
  * Answers one turn: the user's next pending message, or a quick burst of them. The answers
