@@ -59,16 +59,6 @@ const apiVersion = '2010-04-01';
 const createMessagePath = /^(?:\/.*)?\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/;
 const fetchMessagePath = /^(?:\/.*)?\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\.json$/;
 
-const defaultCodes: Record<number, number> = { 401: 20003, 404: 20404, 429: 20429, 500: 20500, 503: 20503 };
-const defaultMessages: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Authenticate',
-  404: 'The requested resource was not found',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /**
  * A local stand-in for Twilio's Messages REST API, for running the real twilio SDK against.
  * It checks Basic auth and the parameters Twilio checks, with Twilio's error codes (a missing
@@ -337,15 +327,7 @@ export class FakeTwilioServer {
   }
 
   private error(failure: TwilioFailure): { status: number; body: TwilioErrorBody; headers?: Record<string, string> } {
-    const code = failure.code ?? defaultCodes[failure.status] ?? null;
-    const body: TwilioErrorBody = {
-      code,
-      message: failure.message ?? defaultMessages[failure.status] ?? `HTTP ${failure.status}`,
-      more_info: code === null ? 'https://www.twilio.com/docs/errors' : `https://www.twilio.com/docs/errors/${code}`,
-      status: failure.status,
-    };
-    const headers = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : undefined;
-    return headers ? { status: failure.status, body, headers } : { status: failure.status, body };
+    return errorAnswer(failure);
   }
 }
 
