@@ -21,6 +21,8 @@ describe('a conversation in any language', () => {
     harness = await HeraldHarness.start({ clock, env: { ANTHROPIC_MAX_RETRIES: '0' } });
   });
   beforeEach(() => {
+    // Some tests move the clock on; each starts from the same day.
+    clock.set('2030-03-04T13:00:00Z');
     harness.anthropic.reset();
     harness.twilio.reset();
     counter += 1;
