@@ -5,9 +5,7 @@ import { ContextAssembler } from './context/context-assembler.js';
 import { InboundService } from './conversation/inbound-service.js';
 import { openDatabase, type Database } from './db/database.js';
 import type { Logger } from './logging/logger.js';
-import { AnthropicModel } from './model/anthropic-model.js';
 import type { ModelClient } from './model/model-client.js';
-import { UnconfiguredModel } from './model/unconfigured-model.js';
 import { FallbackModel } from './model/fallback-model.js';
 import { ActionRunner } from './questions/action-runner.js';
 import { ConversationSubjects } from './conversation/conversation-subject.js';
@@ -20,7 +18,6 @@ import { emptyMessageAnswer } from './turns/answers/empty-message-answer.js';
 import { confirmationAnswer } from './turns/answers/confirmation-answer.js';
 import { choiceAnswer } from './turns/answers/choice-answer.js';
 import { reminderReplyAnswer } from './turns/answers/reminder-reply-answer.js';
-import { warnAboutUnknownModels } from './model/model-roles.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
 import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
@@ -40,19 +37,11 @@ import { ROUTINE_QUEUE, routineQueueDefinition, type RoutineJobData } from './ro
 import { RoutineRunner } from './turns/routine-run.js';
 import { routinesForm } from './routines/routines-form.js';
 import { routinesPageAnswer } from './turns/answers/routines-page-answer.js';
-import { ConsoleTransport } from './outbox/console-transport.js';
 import type { MessageTransport } from './outbox/message-transport.js';
 import { OutboxService } from './outbox/outbox-service.js';
-import { TwilioTransport } from './outbox/twilio-transport.js';
-import { OneTap } from './outbox/one-tap.js';
-import { ContentShapes } from './outbox/content-shapes.js';
-import { TwilioContentApi } from './outbox/content-api.js';
-import { TwilioTypingApi } from './outbox/twilio-typing.js';
-import { TypingIndicators } from './turns/typing-indicator.js';
 import { tapAnswer } from './turns/answers/tap-answer.js';
 import { JobQueue } from './queue/job-queue.js';
 import { systemClock, type Clock } from './shared/clock.js';
-import type { PrismaClient } from './db/prisma-types.js';
 import { randomIds, type IdGenerator } from './shared/ids.js';
 import { describeError } from './shared/errors.js';
 import { TurnLeases } from './turns/turn-lease.js';
@@ -101,6 +90,7 @@ import { parseTwilioAddress } from './channels/phone-number.js';
 import { createMediaModule } from './modules/media-module.js';
 import { TIMEZONE_FROM_PIN_ACTION } from './media/location.js';
 import { DevMediaStore } from './dev/dev-media-store.js';
+import { createModel, createTransport, twilioExtras } from './runtime-clients.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -616,49 +606,4 @@ function listeningOrigin(app: FastifyInstance | undefined): string {
   const address = app?.server.address();
   if (!address || typeof address === 'string') throw new Error('the dev media API is reached over HTTP: Herald must be listening');
   return `http://127.0.0.1:${address.port}`;
-}
-
-function createModel(config: Config, logger: Logger, metrics: HeraldMetrics): ModelClient {
-  if (!config.anthropic.apiKey) {
-    logger.warn('ANTHROPIC_API_KEY is not set: Herald will answer every message by saying it has no model configured');
-    return new UnconfiguredModel();
-  }
-  warnAboutUnknownModels(config.models, logger);
-  const anthropic = new AnthropicModel({
-    apiKey: config.anthropic.apiKey,
-    baseUrl: config.anthropic.baseUrl,
-    timeoutMs: config.anthropic.timeoutMs,
-    maxRetries: config.anthropic.maxRetries,
-    ...(metrics.enabled ? { onRateLimited: (model: string) => metrics.modelRateLimited(model) } : {}),
-  });
-  return anthropic;
-}
-
-/**
- * With Twilio configured: buttons for confirmations and choices (the Content API, contents
- * kept by SID) and WhatsApp's typing indicator (unless TYPING_INDICATOR=off). In local mode
- * (console transport) neither exists: the dev phone shows the text form.
- */
-function twilioExtras(config: Config, prisma: PrismaClient, clock: Clock, logger: Logger): { oneTap?: OneTap; shapes?: ContentShapes; typing?: TypingIndicators } {
-  const { accountSid, authToken, apiBaseUrl, timeoutMs } = config.twilio;
-  if (config.twilio.transport !== 'twilio' || !accountSid || !authToken) return {};
-  const client = { accountSid, authToken, apiBaseUrl, timeoutMs };
-  const shapes = new ContentShapes(prisma, new TwilioContentApi(client));
-  return {
-    shapes,
-    oneTap: new OneTap(shapes, logger.child({ component: 'one-tap' })),
-    ...(config.twilio.typingIndicator ? { typing: new TypingIndicators({ prisma, api: new TwilioTypingApi(client), clock, everyMs: config.twilio.typingEveryMs }) } : {}),
-  };
-}
-
-function createTransport(config: Config, logger: Logger): MessageTransport {
-  const { accountSid, authToken, apiBaseUrl } = config.twilio;
-  if (config.twilio.transport === 'twilio' && accountSid && authToken) {
-    // Replies go out only from a configured sender (never the webhook's To): say which channel cannot answer.
-    if (!config.twilio.smsFrom) logger.warn('TWILIO_SMS_FROM is not set: SMS messages are received, but their replies will fail');
-    if (!config.twilio.whatsappFrom) logger.warn('TWILIO_WHATSAPP_FROM is not set: WhatsApp messages are received, but their replies will fail');
-    return new TwilioTransport({ accountSid, authToken, apiBaseUrl, timeoutMs: config.twilio.timeoutMs });
-  }
-  logger.warn('Twilio credentials are not set: replies are printed to this console instead of being sent');
-  return new ConsoleTransport(logger.child({ component: 'console-transport' }), randomIds);
 }
