@@ -85,7 +85,8 @@ export const routinesBenchmark: Benchmark = {
           fakeTwilio,
           fakeAnthropic,
           publicBaseUrl: PUBLIC_BASE_URL,
-          extra: { NODE_ENV: 'production', LOG_LEVEL: 'info', ACCESS_MODE: 'open', NEW_USERS_PER_HOUR: '1000000', ANTHROPIC_MAX_RETRIES: '2', ROUTINE_CONCURRENCY: CONCURRENCY, DATABASE_POOL_SIZE: '20', USER_DAILY_BUDGET_USD: '1' },
+          // The runs are due now, whatever the hour in ZONE: quiet hours (22:00-07:00 there) would hold them all.
+          extra: { NODE_ENV: 'production', LOG_LEVEL: 'info', ACCESS_MODE: 'open', NEW_USERS_PER_HOUR: '1000000', QUIET_HOURS: 'off', ANTHROPIC_MAX_RETRIES: '2', ROUTINE_CONCURRENCY: CONCURRENCY, DATABASE_POOL_SIZE: '20', USER_DAILY_BUDGET_USD: '1' },
         });
       instances.push(await startHeraldProcess(await environment()), await startHeraldProcess(await environment()));
       // Until every run has finished (sent or not) and every sent one reached Twilio, or 20 minutes.

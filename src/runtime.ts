@@ -240,8 +240,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recheckAfterMs: dispatchClaimMs + 5_000,
     access: { mode: config.access.mode, ownerPhones: config.access.ownerPhones },
   });
-  const travel = new ReminderTravel(prisma, reminders);
   const routines = new RoutineService(prisma, queue, clock, { maxPerUser: config.routines.maxPerUser, maxInstructionLength: config.routines.maxInstructionLength });
+  const travel = new ReminderTravel(prisma, reminders, routines);
   const lists = new ListService(prisma, clock);
   const pages = new PageService(
     new PageStore(prisma, logger.child({ component: 'pages' })),

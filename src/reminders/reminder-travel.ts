@@ -16,15 +16,22 @@ function placeOf(zone: string): string {
 
 /**
  * Travel (issue 21 item 8): when the user's time zone changed ("I'm in Tokyo until Friday", a
- * pin's YES, the profile page) and they have repeating reminders on another zone's clock, the
+ * pin's YES, the profile page) and they have repeating reminders or routines on another zone's clock, the
  * reply of that turn (or, for a change made on the page, of the next) asks once whether those move with them (9:00 stays 9:00 where they
  * are: YES) or stay on home time (NO: nothing changes). One-off reminders are instants and
  * never move.
  */
+/** The user's routines, as travel moves them (src/routines; injected: routines build on reminders' schedules). */
+export interface TravellingRoutines {
+  otherZone(userId: string, timezone: string): Promise<string | undefined>;
+  moveTo(userId: string, timezone: string): Promise<number>;
+}
+
 export class ReminderTravel {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly reminders: ReminderService,
+    private readonly routines?: TravellingRoutines,
   ) {}
 
   /**
@@ -44,12 +51,13 @@ export class ReminderTravel {
     // Settled now, whether or not anything moves: two turns at once cannot both ask.
     const claimed = await this.prisma.user.updateMany({ where: { id: userId, timezone: user.timezone, OR: [{ homeTimezone: null }, { homeTimezone: { not: user.timezone } }] }, data: { homeTimezone: user.timezone } });
     if (claimed.count === 0) return undefined;
-    const home = await this.prisma.reminder.findFirst({
+    const reminder = await this.prisma.reminder.findFirst({
       where: { userId, status: 'active', rrule: { not: null }, timezone: { not: user.timezone } },
       select: { timezone: true },
     });
+    const home = reminder?.timezone ?? (await this.routines?.otherZone(userId, user.timezone));
     if (!home) return undefined;
-    const question = say(language, 'travelQuestion', { zone: placeOf(user.timezone), home: placeOf(home.timezone) });
+    const question = say(language, 'travelQuestion', { zone: placeOf(user.timezone), home: placeOf(home) });
     return {
       question,
       actions: [{ ...MOVE_REMINDERS_ACTION, input: { timezone: user.timezone }, question, done: say(language, 'travelMoved', { zone: placeOf(user.timezone) }) }],
@@ -59,6 +67,7 @@ export class ReminderTravel {
   /** The held action: move the repeating reminders to the zone asked about (after the user's YES). */
   moveTool(): ToolDefinition {
     const reminders = this.reminders;
+    const routines = this.routines;
     return defineTool({
       name: MOVE_REMINDERS_ACTION.tool,
       description: "Moves the user's repeating reminders to their new time zone at the same local time (after their YES).",
@@ -67,7 +76,8 @@ export class ReminderTravel {
       run: async (input, context) => {
         if (!context.confirmed) return toolError("moving reminders to another time zone needs the user's YES");
         const moved = await reminders.moveRecurringTo(context.userId, input.timezone);
-        return ok({ effect: 'updated', moved, timezone: input.timezone });
+        const routinesMoved = (await routines?.moveTo(context.userId, input.timezone)) ?? 0;
+        return ok({ effect: 'updated', moved, routinesMoved, timezone: input.timezone });
       },
     });
   }

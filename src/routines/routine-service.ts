@@ -161,6 +161,35 @@ export class RoutineService {
     });
   }
 
+  /**
+   * Travel: the user's active routines on another zone's clock move to `timezone` at the same
+   * local time (07:00 stays 07:00 where they are), after their YES. How many moved.
+   */
+  async moveTo(userId: string, timezone: string): Promise<number> {
+    const ids = await this.prisma.routine.findMany({ where: { userId, status: 'active', timezone: { not: timezone } }, select: { id: true } });
+    let moved = 0;
+    for (const { id } of ids) {
+      moved += await this.prisma.$transaction(async (transaction) => {
+        // Locked as update() locks it: a run's claim and this move do not interleave.
+        await transaction.$queryRaw`SELECT id FROM "Routine" WHERE id = ${id}::uuid FOR UPDATE`;
+        const routine = await transaction.routine.findUnique({ where: { id } });
+        if (!routine || routine.status !== 'active' || routine.timezone === timezone) return 0;
+        const now = this.clock.now();
+        const nextDueAt = nextOccurrence(routine.rrule, routine.startLocal, timezone, now) ?? null;
+        await transaction.routine.update({ where: { id }, data: { timezone, nextDueAt, updatedAt: now } });
+        // The job for the old instant finds the due time changed and does nothing.
+        if (nextDueAt) await this.scheduleRun(transaction, id, nextDueAt);
+        return 1;
+      });
+    }
+    return moved;
+  }
+
+  /** The zone of one of the user's active routines on another clock than `timezone`, if any. */
+  async otherZone(userId: string, timezone: string): Promise<string | undefined> {
+    return (await this.prisma.routine.findFirst({ where: { userId, status: 'active', timezone: { not: timezone } }, select: { timezone: true } }))?.timezone;
+  }
+
   /** Deletes a routine (its runs go with it; its waiting job finds nothing). */
   async remove(userId: string, target: RoutineTarget): Promise<RoutineResult<RoutineView>> {
     const found = await this.findOne(userId, target, 'delete');

@@ -157,8 +157,8 @@ export const ar: TextTable = {
   dateOfferAnniversary: "هل تريد تذكيرًا قبل ذكرى زواجك بيوم ({date})؟",
   dateReminderBirthday: "غدًا عيد ميلاد {who}.",
   dateReminderAnniversary: "غدًا ذكرى زواجك.",
-  travelQuestion: "أنت الآن على توقيت {zone}. هل أنقل تذكيراتك المتكررة معك (تبقى 9:00 هي 9:00 حيث أنت)؟ نعم لنقلها، لا لإبقائها على توقيت {home}.",
-  travelMoved: "تم: تذكيراتك المتكررة تتبع الآن توقيت {zone}.",
+  travelQuestion: "أنت الآن على توقيت {zone}. هل أنقل تذكيراتك المتكررة ومهامك المجدولة معك (تبقى 9:00 هي 9:00 حيث أنت)؟ نعم لنقلها، لا لإبقائها على توقيت {home}.",
+  travelMoved: "تم: تذكيراتك المتكررة ومهامك المجدولة تتبع الآن توقيت {zone}.",
   dateOfferDone: "تم: سأذكّرك كل عام في {date}.",
 
   // One-tap answers.

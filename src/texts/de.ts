@@ -157,8 +157,8 @@ export const de: TextTable = {
   dateOfferAnniversary: "Möchtest du am Tag vor eurem Jahrestag ({date}) erinnert werden?",
   dateReminderBirthday: "Morgen hat {who} Geburtstag.",
   dateReminderAnniversary: "Morgen ist euer Jahrestag.",
-  travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
-  travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen folgen jetzt der Zeit in {zone}.",
+  travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen und Routinen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
+  travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen und Routinen folgen jetzt der Zeit in {zone}.",
   dateOfferDone: "Erledigt: Ich erinnere dich jedes Jahr am {date}.",
 
   // One-tap answers.

@@ -173,8 +173,8 @@ export const en = {
   dateOfferAnniversary: "Want a reminder the day before your anniversary ({date})?",
   dateReminderBirthday: "{who}'s birthday is tomorrow.",
   dateReminderAnniversary: "Your anniversary is tomorrow.",
-  travelQuestion: "You're on {zone} time now. Should your repeating reminders move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
-  travelMoved: "Done: your repeating reminders now follow {zone} time.",
+  travelQuestion: "You're on {zone} time now. Should your repeating reminders and routines move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
+  travelMoved: "Done: your repeating reminders and routines now follow {zone} time.",
   dateOfferDone: "Done: I'll remind you every year on {date}.",
 
   // One-tap answers (WhatsApp and RCS buttons; src/outbox/one-tap.ts): button titles (20 characters at most) and what a tap on a closed question is told.

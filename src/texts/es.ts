@@ -157,8 +157,8 @@ export const es: TextTable = {
   dateOfferAnniversary: "¿Quieres un recordatorio el día antes de tu aniversario ({date})?",
   dateReminderBirthday: "Mañana es el cumpleaños de {who}.",
   dateReminderAnniversary: "Mañana es tu aniversario.",
-  travelQuestion: "Ahora estás en hora de {zone}. ¿Muevo tus recordatorios repetidos contigo (las 9:00 siguen siendo las 9:00 donde estés)? SÍ para moverlos, NO para dejarlos en hora de {home}.",
-  travelMoved: "Hecho: tus recordatorios repetidos siguen ahora la hora de {zone}.",
+  travelQuestion: "Ahora estás en hora de {zone}. ¿Muevo tus recordatorios repetidos y tus rutinas contigo (las 9:00 siguen siendo las 9:00 donde estés)? SÍ para moverlos, NO para dejarlos en hora de {home}.",
+  travelMoved: "Hecho: tus recordatorios repetidos y tus rutinas siguen ahora la hora de {zone}.",
   dateOfferDone: "Hecho: te lo recordaré cada año el {date}.",
 
   // One-tap answers.

@@ -157,8 +157,8 @@ export const fr: TextTable = {
   dateOfferAnniversary: "Veux-tu un rappel la veille de ton anniversaire de mariage ({date}) ?",
   dateReminderBirthday: "C'est l'anniversaire de {who} demain.",
   dateReminderAnniversary: "C'est ton anniversaire de mariage demain.",
-  travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
-  travelMoved: "C'est fait : tes rappels répétés suivent maintenant l'heure de {zone}.",
+  travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés et tes routines te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
+  travelMoved: "C'est fait : tes rappels répétés et tes routines suivent maintenant l'heure de {zone}.",
   dateOfferDone: "C'est fait : je te le rappellerai chaque année le {date}.",
 
   // One-tap answers.

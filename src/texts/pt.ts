@@ -157,8 +157,8 @@ export const pt: TextTable = {
   dateOfferAnniversary: "Quer um lembrete na véspera do seu aniversário de casamento ({date})?",
   dateReminderBirthday: "Amanhã é o aniversário de {who}.",
   dateReminderAnniversary: "Amanhã é o seu aniversário de casamento.",
-  travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
-  travelMoved: "Pronto: seus lembretes repetidos agora seguem o horário de {zone}.",
+  travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos e rotinas devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
+  travelMoved: "Pronto: seus lembretes repetidos e rotinas agora seguem o horário de {zone}.",
   dateOfferDone: "Pronto: vou lembrar você todo ano em {date}.",
 
   // One-tap answers.

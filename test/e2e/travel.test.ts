@@ -48,6 +48,20 @@ describe('travel', () => {
     expect([oneOff.timezone, oneOff.nextDueAt]).toEqual([onceBefore.timezone, onceBefore.nextDueAt]);
   });
 
+  it('a routine moves with the reminders: asked about even when it is the only thing on home time, 07:00 stays 07:00', async () => {
+    const created = await chat.harness.herald.routines.create(chat.userId, 'America/New_York', { name: 'morning brief', instruction: 'a short brief of my day', at: '2027-01-12T07:00', recurrence: { frequency: 'daily' } });
+    if (!created.ok) throw new Error(created.error);
+    movesToTokyo();
+    expect(await chat.send("I'm in Tokyo until Friday")).toBe(`You're on Tokyo time now.\n\n${question}`);
+    expect(await chat.send('YES')).toBe(say('en', 'travelMoved', { zone: 'Tokyo' }));
+    const routine = await prisma().routine.findUniqueOrThrow({ where: { id: created.value.id } });
+    expect(routine.timezone).toBe('Asia/Tokyo');
+    // 07:00 on 12 January in Tokyo (UTC+9), with its job.
+    expect(routine.nextDueAt).toEqual(new Date('2027-01-11T22:00:00Z'));
+    const { rows } = await chat.harness.database.pool.query<{ due: string }>(`SELECT data->>'dueAt' AS due FROM pgboss.job WHERE name = 'routine' AND data->>'routineId' = $1`, [routine.id]);
+    expect(rows.map((row) => row.due)).toContain('2027-01-11T22:00:00.000Z');
+  });
+
   it('NO keeps them on home time, and the next message asks nothing', async () => {
     const { daily } = await withReminders();
     const before = await prisma().reminder.findUniqueOrThrow({ where: { id: daily } });
