@@ -12,19 +12,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DateTime } from 'luxon';
-import twilio from 'twilio';
-import { loadConfig } from '../src/config/config.js';
-import { connectDatabase } from '../src/db/database.js';
-import { createHerald, type Herald } from '../src/runtime.js';
-import { FakeAnthropicServer, type ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
-import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
+import type { Herald } from '../src/runtime.js';
+import type { ScriptedAnthropicResponse } from '../test/fakes/fake-anthropic-server.js';
+import type { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
+import { startInProcessHerald } from './support/in-process-herald.js';
 import { banner, ms, percentile, table } from './support/report.js';
 
 const RUNS = Number(process.env.BENCH_CONVERSATION_RUNS ?? 40);
 const WARM_UP = 5;
 const ZONE = 'America/New_York';
-const PUBLIC_BASE_URL = 'https://herald.bench';
 const P50_TARGET_MS = 150;
 const MOVE_CALLS_TARGET = 3;
 
@@ -33,27 +30,8 @@ export const conversationBenchmark: Benchmark = {
   description: 'Model-free answers (snooze, done, a choice) webhook-to-reply, and model calls for "move it to 6"',
   async run({ postgres, logger, print }) {
     print(banner(`Conversation: ${RUNS} runs per answer after ${WARM_UP} warm-up, webhook to reply accepted by Twilio`));
-    const info = await postgres.createMigratedDatabase('conversation', logger);
-    const database = connectDatabase(info.url, 10);
-    const [fakeTwilio, fakeAnthropic] = await Promise.all([FakeTwilioServer.start(), FakeAnthropicServer.start()]);
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      PUBLIC_BASE_URL,
-      ACCESS_MODE: 'open',
-      NEW_USERS_PER_HOUR: '100000',
-      TWILIO_ACCOUNT_SID: fakeTwilio.accountSid,
-      TWILIO_AUTH_TOKEN: fakeTwilio.authToken,
-      TWILIO_SMS_FROM: '+15005550006',
-      TWILIO_API_BASE_URL: fakeTwilio.url,
-      ANTHROPIC_API_KEY: 'bench-key',
-      ANTHROPIC_BASE_URL: fakeAnthropic.url,
-      ANTHROPIC_MAX_RETRIES: '0',
-      HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      DATABASE_URL: info.url,
-    });
-    const herald = await createHerald({ config, logger, database, recoveryIntervalMs: 0, pollingIntervalSeconds: 0.5 });
-    await herald.start();
+    const bench = await startInProcessHerald(postgres, 'conversation', logger);
+    const { herald, database, fakeTwilio, fakeAnthropic } = bench;
     const checks: Check[] = [];
     const rows: Array<Array<string | number>> = [];
     let sid = 0;
@@ -62,15 +40,9 @@ export const conversationBenchmark: Benchmark = {
         const before = fakeTwilio.messages.length;
         sid += 1;
         const form = { MessageSid: `SM${String(sid).padStart(32, '0')}`, AccountSid: fakeTwilio.accountSid, From: phone, To: '+15005550006', Body: body, NumMedia: '0' };
-        const signature = twilio.getExpectedTwilioSignature(fakeTwilio.authToken, `${PUBLIC_BASE_URL}/twilio/messages`, form);
         const started = performance.now();
-        const response = await herald.app.inject({
-          method: 'POST',
-          url: '/twilio/messages',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
-          payload: new URLSearchParams(form).toString(),
-        });
-        if (response.statusCode !== 200) throw new Error(`the webhook answered ${response.statusCode}`);
+        const status = await bench.post(form);
+        if (status !== 200) throw new Error(`the webhook answered ${status}`);
         await waitForReply(fakeTwilio, phone, before);
         return performance.now() - started;
       };
@@ -161,9 +133,7 @@ export const conversationBenchmark: Benchmark = {
       checks.push({ name: '"move it to 6": model calls', target: `≤ ${MOVE_CALLS_TARGET}`, measured: String(moveCalls), pass: moveCalls <= MOVE_CALLS_TARGET, kind: 'target' });
       checks.push({ name: '"move it to 6" moved the reminder just delivered', target: 'moved', measured: moved.status === 'active' && moved.nextDueAt?.getTime() !== reminder.nextDueAt?.getTime() ? 'moved' : 'not moved', pass: moved.status === 'active', kind: 'correctness' });
     } finally {
-      await herald.stop(2000).catch(() => {});
-      await Promise.all([fakeTwilio.close(), fakeAnthropic.close()]);
-      await database.close();
+      await bench.close();
     }
     print(table(['answer', 'model calls each', 'p50 ms', 'p95 ms'], rows));
     return { checks };

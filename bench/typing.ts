@@ -8,19 +8,14 @@
  * (and, for context, to the reply). Target: webhook to typing indicator p50 < 300 ms.
  */
 import { performance } from 'node:perf_hooks';
-import twilio from 'twilio';
-import { loadConfig } from '../src/config/config.js';
-import { connectDatabase } from '../src/db/database.js';
-import { createHerald } from '../src/runtime.js';
-import { FakeAnthropicServer } from '../test/fakes/fake-anthropic-server.js';
-import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
+import type { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
 import type { Benchmark, Check } from './support/benchmark.js';
+import { startInProcessHerald } from './support/in-process-herald.js';
 import { banner, ms, percentile, table } from './support/report.js';
 
 const RUNS = Number(process.env.BENCH_TYPING_RUNS ?? 40);
 const WARM_UP = 5;
 const MODEL_MS = Number(process.env.BENCH_TYPING_MODEL_MS ?? 600);
-const PUBLIC_BASE_URL = 'https://herald.bench';
 const WHATSAPP_FROM = 'whatsapp:+14155238886';
 const P50_TARGET_MS = 300;
 
@@ -29,28 +24,8 @@ export const typingBenchmark: Benchmark = {
   description: 'WhatsApp typing indicator: webhook to "typing…" at Twilio (and to the reply)',
   async run({ postgres, logger, print }) {
     print(banner(`Typing: ${RUNS} WhatsApp messages after ${WARM_UP} warm-up, the model answering after ${MODEL_MS} ms`));
-    const info = await postgres.createMigratedDatabase('typing', logger);
-    const database = connectDatabase(info.url, 10);
-    const [fakeTwilio, fakeAnthropic] = await Promise.all([FakeTwilioServer.start(), FakeAnthropicServer.start()]);
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      PUBLIC_BASE_URL,
-      ACCESS_MODE: 'open',
-      NEW_USERS_PER_HOUR: '100000',
-      TWILIO_ACCOUNT_SID: fakeTwilio.accountSid,
-      TWILIO_AUTH_TOKEN: fakeTwilio.authToken,
-      TWILIO_SMS_FROM: '+15005550006',
-      TWILIO_WHATSAPP_FROM: WHATSAPP_FROM,
-      TWILIO_API_BASE_URL: fakeTwilio.url,
-      ANTHROPIC_API_KEY: 'bench-key',
-      ANTHROPIC_BASE_URL: fakeAnthropic.url,
-      ANTHROPIC_MAX_RETRIES: '0',
-      HERALD_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      DATABASE_URL: info.url,
-    });
-    const herald = await createHerald({ config, logger, database, recoveryIntervalMs: 0, pollingIntervalSeconds: 0.5 });
-    await herald.start();
+    const bench = await startInProcessHerald(postgres, 'typing', logger, { TWILIO_WHATSAPP_FROM: WHATSAPP_FROM });
+    const { fakeTwilio, fakeAnthropic } = bench;
     const checks: Check[] = [];
     const typingMs: number[] = [];
     const replyMs: number[] = [];
@@ -62,18 +37,12 @@ export const typingBenchmark: Benchmark = {
         const sid = `SM${String(index).padStart(32, '0')}`;
         fakeAnthropic.enqueue({ delayMs: MODEL_MS, then: { text: 'Hello!' } });
         const form = { MessageSid: sid, AccountSid: fakeTwilio.accountSid, From: phone, To: WHATSAPP_FROM, Body: 'hi', NumMedia: '0', ProfileName: 'Bench' };
-        const signature = twilio.getExpectedTwilioSignature(fakeTwilio.authToken, `${PUBLIC_BASE_URL}/twilio/messages`, form);
         const typingBefore = fakeTwilio.typing.requests.length;
         const messagesBefore = fakeTwilio.messages.length;
         const startedWall = Date.now();
         const started = performance.now();
-        const response = await herald.app.inject({
-          method: 'POST',
-          url: '/twilio/messages',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
-          payload: new URLSearchParams(form).toString(),
-        });
-        if (response.statusCode !== 200) throw new Error(`the webhook answered ${response.statusCode}`);
+        const status = await bench.post(form);
+        if (status !== 200) throw new Error(`the webhook answered ${status}`);
         await waitForReply(fakeTwilio, phone, messagesBefore);
         const reply = performance.now() - started;
         const typing = fakeTwilio.typing.requests.slice(typingBefore).find((request) => request.messageId === sid);
@@ -83,9 +52,7 @@ export const typingBenchmark: Benchmark = {
         else missing += 1;
       }
     } finally {
-      await herald.stop(2000).catch(() => {});
-      await Promise.all([fakeTwilio.close(), fakeAnthropic.close()]);
-      await database.close();
+      await bench.close();
     }
     const p50 = percentile(typingMs, 0.5);
     print(
