@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import type { EmbeddingCostSink, EmbeddingIndexer } from './embedding-indexer.js';
-import { anyWordQuery, queryWords } from './query-words.js';
+import { allWordsQuery, anyWordQuery, exactWordsQuery, queryWords } from './query-words.js';
 import { fuseRankings, type RankedList } from './rank-fusion.js';
 import type { SearchCapabilities } from './search-capabilities.js';
 import { VectorCache } from './vector-cache.js';
@@ -51,8 +51,17 @@ const PER_LEG = 20;
  * ones would add to words-only matches in the fusion and push the real answer down.
  */
 const MEANING_RELATIVE_FLOOR = 0.6;
-/** Trigram similarity at which a query word counts as found in a document (pg_trgm's default is 0.6; typos need a little less). */
+/** Trigram similarity at which a word of the user's vocabulary counts as what a query word meant (pg_trgm's default is 0.6; typos need a little less). */
 const WORD_SIMILARITY = 0.5;
+/** Vocabulary words searched for each query word full-text search could not place (the closest first). */
+const SIMILAR_WORDS = 3;
+/**
+ * Documents ranked per query, for each of "all the words" and "any of them": ranking reads
+ * every candidate's words, so a query matching all of a user's 10,000 notes ("meeting on
+ * Tuesday") would otherwise rank 10,000. The documents holding every word are taken first,
+ * so what is cut off is among those holding only some.
+ */
+const RANKED_CANDIDATES = 1000;
 
 /**
  * One retrieval for notes and facts (docs/ARCHITECTURE.md "Agents and tools": `search_memory`), always scoped to one user:
@@ -136,60 +145,77 @@ export class MemorySearch {
 
   /** Full-text search: any of the words (longer ones as prefixes), ranked by cover density. */
   private async textLeg(userId: string, words: string[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
-    const expression = anyWordQuery(words);
-    if (!expression) return [];
+    return this.rankedDocuments(userId, anyWordQuery(words), words.length > 1 ? allWordsQuery(words) : undefined, kinds);
+  }
+
+  /**
+   * Documents matching `any` (a to_tsquery expression, parsed once per configuration the
+   * user's documents use), ranked by cover density among at most {@link RANKED_CANDIDATES}
+   * holding every word (`all`) and as many holding any.
+   */
+  private async rankedDocuments(userId: string, any: string, all: string | undefined, kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
+    if (!any) return [];
+    const candidates = (query: string) =>
+      `(SELECT d.id, d.kind, d.tsv FROM herald_search.document d, query
+         WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[]) AND d.tsv @@ query.${query} LIMIT $5)`;
     const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
       `WITH ${USER_CONFIGS},
-       query AS (SELECT herald_search.tsquery_or_agg(to_tsquery(c.config, $2)) AS q FROM configs c)
-       SELECT d.id, d.kind FROM herald_search.document d, query
-        WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[]) AND d.tsv @@ query.q
-        ORDER BY ts_rank_cd(d.tsv, query.q, 1) DESC, d.id LIMIT $4`,
-      [userId, expression, kinds, PER_LEG],
+       query AS (SELECT herald_search.tsquery_or_agg(to_tsquery(c.config, $2)) AS q, herald_search.tsquery_or_agg(to_tsquery(c.config, $6)) AS q_all FROM configs c)
+       SELECT c.id, c.kind FROM (${all ? `${candidates('q_all')} UNION ALL ` : ''}${candidates('q')}) c, query
+        GROUP BY c.id, c.kind
+        ORDER BY max(ts_rank_cd(c.tsv, query.q, 1)) DESC, c.id LIMIT $4`,
+      [userId, any, kinds, PER_LEG, RANKED_CANDIDATES, all ?? any],
     );
     return rows;
   }
 
   /**
    * Trigram similarity, for the words full-text search cannot place: a query word (four
-   * letters or more, not a stopword) that no document of the user contains, even as a
-   * prefix, is a typo or a piece of a longer word ("resturant", "ויפי" inside "הוויפי"), and
-   * is looked for by similarity. Words the documents do contain are left to full-text search:
-   * matching them again by trigrams would only repeat it, at many times the cost.
+   * letters or more, not a stopword) that no word of the user's documents starts with, nor
+   * with its stem, is a typo or a piece of a longer word ("resturant", "ויפי" inside
+   * "הוויפי"). It is looked up in the user's vocabulary (`herald_search.word`, a few thousand
+   * short words under a trigram index, not every document's text), and the closest words
+   * found are searched by full-text search. Words the documents do contain are left to
+   * full-text search: matching them again by trigrams would only repeat it.
    */
   private async trigramLeg(userId: string, words: string[], kinds: MemoryKind[]): Promise<Array<{ id: string; kind: MemoryKind }>> {
     const long = words.filter((word) => word.length >= 4);
     if (long.length === 0) return [];
-    const { rows: unplaced } = await this.pool.query<{ w: string }>(
-      `WITH ${USER_CONFIGS}
-       SELECT w FROM unnest($2::text[]) AS w
-        WHERE NOT EXISTS (SELECT 1 FROM configs c WHERE c.config <> 'simple'::regconfig AND to_tsvector(c.config, w) = ''::tsvector)
-          AND NOT EXISTS (SELECT 1 FROM herald_search.document d, configs c
-                           WHERE d.user_id = $1::uuid AND d.tsv @@ to_tsquery(c.config, quote_literal(w) || ':*'))`,
-      [userId, long],
-    );
-    const candidates = unplaced.map((row) => row.w);
-    if (candidates.length === 0) return [];
     const schema = `"${this.capabilities.trigram!.schema.replaceAll('"', '""')}"`;
     const client = await this.pool.connect();
+    let similar: Array<{ w: string; word: string; similarity: number; documents: number }>;
     try {
       await client.query('BEGIN');
       await client.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(WORD_SIMILARITY)]);
-      const { rows } = await client.query<{ id: string; kind: MemoryKind }>(
-        `WITH words AS (SELECT w FROM unnest($2::text[]) AS w)
-         SELECT d.id, d.kind FROM herald_search.document d JOIN words ON words.w OPERATOR(${schema}.<%) d.text
-          WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[])
-          GROUP BY d.id, d.kind
-          ORDER BY sum(${schema}.word_similarity(words.w, d.text)) DESC, d.id LIMIT $4`,
-        [userId, candidates, kinds, PER_LEG],
-      );
+      ({ rows: similar } = await client.query<{ w: string; word: string; similarity: number; documents: number }>(
+        `WITH ${USER_CONFIGS},
+         words AS (SELECT w FROM unnest($2::text[]) AS w
+                    WHERE NOT EXISTS (SELECT 1 FROM configs c WHERE c.config <> 'simple'::regconfig AND to_tsvector(c.config, w) = ''::tsvector)),
+         unplaced AS (SELECT w FROM words WHERE NOT EXISTS (
+           SELECT 1 FROM (SELECT words.w AS form UNION SELECT s FROM configs c, unnest(tsvector_to_array(to_tsvector(c.config, words.w))) AS s) AS forms
+            WHERE EXISTS (SELECT 1 FROM herald_search.word v
+                           WHERE v.user_id = $1::uuid AND v.word >= forms.form COLLATE "C" AND v.word < (forms.form || chr(1114111)) COLLATE "C")))
+         SELECT u.w, v.word, ${schema}.word_similarity(u.w, v.word) AS similarity, v.documents
+           FROM unplaced u JOIN herald_search.word v ON u.w OPERATOR(${schema}.<%) v.word
+          WHERE v.user_id = $1::uuid`,
+        [userId, long],
+      ));
       await client.query('COMMIT');
-      return rows;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
       client.release();
     }
+    const meant = new Set<string>();
+    for (const word of long) {
+      similar
+        .filter((row) => row.w === word)
+        .sort((a, b) => b.similarity - a.similarity || b.documents - a.documents || a.word.localeCompare(b.word))
+        .slice(0, SIMILAR_WORDS)
+        .forEach((row) => meant.add(row.word));
+    }
+    return meant.size === 0 ? [] : this.rankedDocuments(userId, exactWordsQuery([...meant]), undefined, kinds);
   }
 
   /** Embedding similarity, under the current model only (another model's vectors are not comparable). */

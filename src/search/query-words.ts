@@ -27,8 +27,31 @@ const MIN_PREFIX_LENGTH = 4;
  * operator. Empty when no word is left (single letters are skipped).
  */
 export function anyWordQuery(words: string[]): string {
-  return words
-    .filter((word) => word.length > 1 || /\p{N}/u.test(word))
-    .map((word) => `'${word.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${word.length >= MIN_PREFIX_LENGTH ? ':*' : ''}`)
-    .join(' | ');
+  return searchable(words).map(term).join(' | ');
+}
+
+/**
+ * The same words, all required ("meeting & avi & tuesday":*): the documents holding every
+ * word are ranked first, whatever the number of documents holding one of them.
+ */
+export function allWordsQuery(words: string[]): string {
+  return searchable(words).map(term).join(' & ');
+}
+
+/** A to_tsquery expression matching any of `words` whole (words found in the user's vocabulary, not typed). */
+export function exactWordsQuery(words: string[]): string {
+  return searchable(words).map(quoted).join(' | ');
+}
+
+function searchable(words: string[]): string[] {
+  return words.filter((word) => word.length > 1 || /\p{N}/u.test(word));
+}
+
+/** A quoted word, the longer ones also as a prefix. */
+function term(word: string): string {
+  return `${quoted(word)}${word.length >= MIN_PREFIX_LENGTH ? ':*' : ''}`;
+}
+
+function quoted(word: string): string {
+  return `'${word.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
 }

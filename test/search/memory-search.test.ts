@@ -111,6 +111,51 @@ describe('memory search', () => {
     expect(found.hits[0]!.foundBy).toEqual(['trigram']);
   });
 
+  it("looks typos up in the user's vocabulary, which follows their notes: an edited note's old words and an erased note's words leave it", async () => {
+    const userId = await newUser();
+    const notes = notesService();
+    const words = async () =>
+      (await database.pool.query<{ word: string; documents: number }>('SELECT word, documents FROM herald_search.word WHERE user_id = $1 ORDER BY word', [userId])).rows;
+    const jaffa = await save(notes, userId, 'Dana recommended the restaurant Abu Hassan in Jaffa', 'Tip from Dana');
+    const list = await save(notes, userId, 'Restaurant list for the weekend', 'Weekend');
+    expect(await words()).toContainEqual({ word: 'restaurant', documents: 2 });
+    expect(await words()).toContainEqual({ word: 'jaffa', documents: 1 });
+
+    const updated = await notes.update(userId, jaffa, { body: 'Dana recommended the hummus place Abu Hassan' });
+    expect(updated.ok).toBe(true);
+    expect(await words()).toContainEqual({ word: 'restaurant', documents: 1 });
+    expect((await words()).map((row) => row.word)).not.toContain('jaffa');
+    await notes.remove(userId, list);
+    expect((await words()).map((row) => row.word)).not.toContain('restaurant');
+    expect((await words()).map((row) => row.word)).toContain('hummus');
+    if (capabilities.trigram) {
+      const search = new MemorySearch(database.pool, capabilities, undefined, logger);
+      // No note holds "restaurant" or "Jaffa" any more: their typos find nothing; "humus" finds the edited note.
+      expect((await search.search(userId, ['resturant Jafa'])).hits).toEqual([]);
+      expect((await search.search(userId, ['humus'])).hits.map((hit) => hit.id)).toEqual([jaffa]);
+    }
+
+    // Erasing the user (DELETE MY DATA) empties their vocabulary with their notes.
+    await database.prisma.user.delete({ where: { id: userId } });
+    expect(await words()).toEqual([]);
+  });
+
+  it('ranks the notes holding every word first, however many notes hold one of them', async () => {
+    const userId = await newUser();
+    // 1,200 notes about meetings, written before the one that names Avi and Tuesday too: more
+    // than are ranked for "any of the words", so only "all of the words" can find it.
+    await database.pool.query(
+      `INSERT INTO "Note" ("id", "userId", "title", "body", "tags", "language", "updatedAt")
+       SELECT gen_random_uuid(), $1, 'Weekly meeting ' || n, 'Meeting notes: budget, hiring, roadmap item ' || n, '{}', 'en', now() FROM generate_series(1, 1200) n`,
+      [userId],
+    );
+    const avi = await save(notesService(), userId, 'Meeting with Avi on Tuesday about the offsite', 'Avi');
+    const search = new MemorySearch(database.pool, capabilities, undefined, logger);
+    const found = await search.search(userId, ['meeting Avi Tuesday']);
+    expect(found.hits[0]?.id).toBe(avi);
+    expect(found.hits).toHaveLength(5);
+  });
+
   it('finds a note by meaning when no word matches, embedding notes once and counting the cost', async () => {
     const userId = await newUser();
     const indexer = indexerFor();
