@@ -177,6 +177,20 @@ describe('WhatsApp routine runs outside the 24-hour window, without a template',
     expect(harness.anthropic.requests).toHaveLength(2);
   });
 
+  it('a routine held again keeps only its latest run waiting: the older one ends undeliverable at once', async () => {
+    const droppedBefore = await runsTotal('undeliverable');
+    const routine = await routineIn(1);
+    const first = await heldRun(routine.id);
+    // Its next occurrence, moved to a second from now, finds the window still closed.
+    expect((await harness.herald.routines.update(userId, { routineId: routine.id }, { at: DateTime.now().setZone(ZONE).plus({ seconds: 1 }).toFormat(SECONDS) })).ok).toBe(true);
+    const second = await eventually(async () => (await prisma().routineRun.findFirst({ where: { routineId: routine.id, status: 'awaiting_window', id: { not: first.id } } })) ?? undefined, 'the next run held');
+    expect(second.dueAt.getTime()).toBeGreaterThan(first.dueAt.getTime());
+    expect(await prisma().routineRun.findUniqueOrThrow({ where: { id: first.id } })).toMatchObject({ status: 'undeliverable' });
+    expect(await runsTotal('undeliverable')).toBe(droppedBefore + 1);
+    expect(harness.anthropic.requests).toHaveLength(0);
+    expect(harness.twilio.messages).toEqual([]);
+  });
+
   it('SMS is unaffected: the run goes at its time, nothing held', async () => {
     const smsPhone = `+1415557${String(800 + counter).padStart(4, '0')}`;
     userId = (await createUser(harness, smsPhone, { timezone: ZONE })).id;
