@@ -21,6 +21,25 @@ export interface HeldRunsReleased {
 }
 
 /**
+ * Holds a pending run for WhatsApp's window (`awaiting_window`, `heldForWindowAt`), inside the
+ * caller's transaction (`src/turns/routine-run.ts`, fenced by the user's lease), and drops the
+ * routine's older held runs (`undeliverable`): only the latest would run, and a user who never
+ * writes again leaves one held row per routine, not one per occurrence. Whether it was held (no
+ * longer pending: another job finished it), and the due times of the runs it dropped.
+ */
+export async function holdForWindow(
+  transaction: Prisma.TransactionClient,
+  run: { id: string; routineId: string; dueAt: Date },
+  now: Date,
+): Promise<{ held: boolean; superseded: Date[] }> {
+  const held = await transaction.routineRun.updateMany({ where: { id: run.id, status: 'pending' }, data: { status: 'awaiting_window', heldForWindowAt: now } });
+  if (held.count === 0) return { held: false, superseded: [] };
+  const older = await transaction.routineRun.findMany({ where: { routineId: run.routineId, status: 'awaiting_window', dueAt: { lt: run.dueAt } }, select: { id: true, dueAt: true } });
+  if (older.length > 0) await transaction.routineRun.updateMany({ where: { id: { in: older.map((row) => row.id) } }, data: { status: 'undeliverable', finishedAt: now } });
+  return { held: true, superseded: older.map((row) => row.dueAt) };
+}
+
+/**
  * Routine runs held for WhatsApp's 24-hour window (`awaiting_window`, no template configured:
  * `src/turns/routine-run.ts` holds them without a model call) are released by the user's next
  * message: inside the transaction that commits their turn (`src/turns/turn-commit.ts`, where

@@ -9,6 +9,7 @@ import type { OutboxService } from '../outbox/outbox-service.js';
 import type { TurnScheduler } from '../queue/turn-queue.js';
 import { formatLocal, nextOccurrence } from '../reminders/reminder-schedule.js';
 import type { QuietHours } from '../users/quiet-hours.js';
+import { holdForWindow } from '../routines/held-routine-runs.js';
 import type { RoutineJobData } from '../routines/routine-queue.js';
 import { isNothingToSend, routineRequest } from '../routines/routine-request.js';
 import type { RoutineService } from '../routines/routine-service.js';
@@ -334,26 +335,20 @@ export class RoutineRunner {
   /**
    * Holds the run for WhatsApp's window (`awaiting_window`): no model call, nothing sent, until
    * the user's next message releases it. Fenced by the lease like a commit, so a turn's release
-   * (which needs the lease too) can never come between this run's check and its hold. An older
-   * run of the routine still held is dropped (`undeliverable`): only the latest would run, and a
-   * routine of a user who never writes keeps one held row, not one per occurrence.
+   * (which needs the lease too) can never come between this run's check and its hold. The
+   * routine's older held run, if any, is dropped then (`holdForWindow`).
    */
   private async awaitWindow(run: { routine: Routine; run: RoutineRun; user: { id: string }; owner: string; logger: Logger }): Promise<RoutineRunStatus> {
     const { held, superseded } = await this.deps.prisma.$transaction(async (transaction) => {
       if (!(await this.deps.leases.confirm(transaction, run.user.id, run.owner, this.deps.leaseMs))) throw new TurnInterrupted('lost the turn lease before holding the run');
-      const now = this.deps.clock.now();
-      const held = (await transaction.routineRun.updateMany({ where: { id: run.run.id, status: 'pending' }, data: { status: 'awaiting_window', heldForWindowAt: now } })).count;
-      if (held === 0) return { held, superseded: [] };
-      const superseded = await transaction.routineRun.findMany({ where: { routineId: run.routine.id, status: 'awaiting_window', dueAt: { lt: run.run.dueAt } }, select: { id: true, dueAt: true } });
-      if (superseded.length > 0) await transaction.routineRun.updateMany({ where: { id: { in: superseded.map((older) => older.id) } }, data: { status: 'undeliverable', finishedAt: now } });
-      return { held, superseded };
+      return holdForWindow(transaction, run.run, this.deps.clock.now());
     });
-    if (held > 0) {
+    if (held) {
       run.logger.info({ event: 'routine_awaiting_window' }, 'routine run held: outside WhatsApp\'s 24-hour window and no ROUTINE template; it runs at the user\'s next message');
       this.deps.onRunEnd?.({ routineId: run.routine.id, dueAt: run.run.dueAt, status: 'awaiting_window' });
-      for (const older of superseded) {
-        this.ended(run.routine.id, older.dueAt, 'undeliverable');
-        this.deps.onRunEnd?.({ routineId: run.routine.id, dueAt: older.dueAt, status: 'undeliverable' });
+      for (const dueAt of superseded) {
+        this.ended(run.routine.id, dueAt, 'undeliverable');
+        this.deps.onRunEnd?.({ routineId: run.routine.id, dueAt, status: 'undeliverable' });
       }
     }
     return 'awaiting_window';
