@@ -33,6 +33,7 @@ import { ReminderDelivery } from './reminders/reminder-delivery.js';
 import { REMINDER_QUEUE, reminderQueueDefinition, type ReminderJobData } from './reminders/reminder-queue.js';
 import { ReminderService } from './reminders/reminder-service.js';
 import { RoutineService } from './routines/routine-service.js';
+import { HeldRoutineRuns } from './routines/held-routine-runs.js';
 import { ROUTINE_QUEUE, routineQueueDefinition, type RoutineJobData } from './routines/routine-queue.js';
 import { RoutineRunner } from './turns/routine-run.js';
 import { routinesForm } from './routines/routines-form.js';
@@ -408,6 +409,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),
     ...(extras.oneTap ? { oneTap: extras.oneTap } : {}),
     ...(extras.typing ? { typing: extras.typing } : {}),
+    heldRoutineRuns: new HeldRoutineRuns({ routines, logger: logger.child({ component: 'routines' }), onDropped: () => metrics.routineRun('undeliverable') }),
   });
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),

@@ -25,7 +25,11 @@ export interface HeraldMetrics {
   modelRateLimited(model: string): void;
   /** A reminder delivered: seconds after its scheduled time. */
   reminderLateness(seconds: number): void;
-  /** A routine's run finished (src/turns/routine-run.ts): sent, nothing, failed, skipped_late, skipped_budget, undeliverable, opted_out. */
+  /**
+   * A routine's run ended (src/turns/routine-run.ts): sent, nothing, failed, skipped_late,
+   * skipped_budget, undeliverable, opted_out; or awaiting_window, held for the user's next
+   * WhatsApp message, which is counted again when it ends (sent…, or undeliverable if dropped).
+   */
   routineRun(status: string): void;
   /** One send attempt of an outbound part. */
   outboxSend(channel: ChannelLabel, status: OutboxSendStatus, errorCode?: number): void;
@@ -108,7 +112,7 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
   const rateLimitWaits = new Counter({ name: 'herald_model_rate_limit_waits_total', help: 'Times a turn waited for the model\'s rate limit to lift.', labelNames: ['model'], registers });
   const rateLimited = new Counter({ name: 'herald_model_rate_limited_responses_total', help: '429 answers from the model service, the SDK\'s own retries included.', labelNames: ['model'], registers });
   const lateness = new Histogram({ name: 'herald_reminder_lateness_seconds', help: 'How late reminders were handed to Twilio, after their scheduled time.', buckets: LATENESS_BUCKETS, registers });
-  const routineRuns = new Counter({ name: 'herald_routine_runs_total', help: 'Routine runs by how they ended (sent, nothing, failed, skipped_late, skipped_budget, undeliverable, opted_out).', labelNames: ['status'], registers });
+  const routineRuns = new Counter({ name: 'herald_routine_runs_total', help: 'Routine runs by how they ended (sent, nothing, failed, skipped_late, skipped_budget, undeliverable, opted_out), and runs held for the user\'s next WhatsApp message (awaiting_window), counted again when they end.', labelNames: ['status'], registers });
   const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
   const takeovers = new Counter({ name: 'herald_turn_lease_takeovers_total', help: 'Lapsed turn leases taken over by this instance (another instance stopped mid-turn).', registers });
   const questions = new Counter({ name: 'herald_questions_total', help: 'Questions Herald asked (confirmation, choice, clarification) by outcome (asked, answered, failed, declined, dropped, expired).', labelNames: ['kind', 'outcome'], registers });

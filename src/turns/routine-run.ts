@@ -9,6 +9,7 @@ import type { OutboxService } from '../outbox/outbox-service.js';
 import type { TurnScheduler } from '../queue/turn-queue.js';
 import { formatLocal, nextOccurrence } from '../reminders/reminder-schedule.js';
 import type { QuietHours } from '../users/quiet-hours.js';
+import { holdForWindow } from '../routines/held-routine-runs.js';
 import type { RoutineJobData } from '../routines/routine-queue.js';
 import { isNothingToSend, routineRequest } from '../routines/routine-request.js';
 import type { RoutineService } from '../routines/routine-service.js';
@@ -93,6 +94,11 @@ export class RoutineRunner {
   async run(job: RoutineJobData): Promise<RoutineRunOutcome> {
     const dueAt = new Date(job.dueAt);
     const claim = await this.claim(job.routineId, dueAt);
+    if (claim.kind === 'dropped') {
+      this.ended(claim.routine.id, dueAt, 'undeliverable');
+      this.deps.onRunEnd?.({ routineId: claim.routine.id, dueAt, status: 'undeliverable' });
+      return { kind: 'finished', status: 'undeliverable' };
+    }
     if (claim.kind !== 'pending') return claim;
     const { routine, run } = claim;
     const logger = this.deps.logger.child({ routineId: routine.id, runId: run.id, userId: routine.userId, dueAt: job.dueAt });
@@ -152,12 +158,17 @@ export class RoutineRunner {
    * row: the run row (unique per routine and due time), the routine's next due time and that
    * run's job. A retry of a run that was claimed but never finished finds it pending.
    */
-  private async claim(routineId: string, dueAt: Date): Promise<RoutineRunOutcome | { kind: 'pending'; routine: Routine; run: RoutineRun }> {
+  private async claim(routineId: string, dueAt: Date): Promise<RoutineRunOutcome | { kind: 'pending'; routine: Routine; run: RoutineRun } | { kind: 'dropped'; routine: Routine; run: RoutineRun }> {
     return this.deps.prisma.$transaction(async (transaction) => {
       await transaction.$queryRaw`SELECT id FROM "Routine" WHERE id = ${routineId}::uuid FOR UPDATE`;
       const routine = await transaction.routine.findUnique({ where: { id: routineId } });
       if (!routine) return { kind: 'stale' as const };
       const existing = await transaction.routineRun.findUnique({ where: { routineId_dueAt: { routineId, dueAt } } });
+      if (existing?.status === 'pending' && existing.heldForWindowAt && routine.status !== 'active') {
+        // Released by the user's message, then paused before its job came: not sent late.
+        await transaction.routineRun.update({ where: { id: existing.id }, data: { status: 'undeliverable', finishedAt: this.deps.clock.now() } });
+        return { kind: 'dropped' as const, routine, run: existing };
+      }
       if (existing) return existing.status === 'pending' ? { kind: 'pending' as const, routine, run: existing } : { kind: 'duplicate' as const, status: existing.status };
       // Moved, paused or deleted since this job was written: nothing to do.
       if (routine.status !== 'active' || routine.nextDueAt?.getTime() !== dueAt.getTime()) return { kind: 'stale' as const };
@@ -193,13 +204,15 @@ export class RoutineRunner {
       return (await this.finishWithout(run.run, routine, 'opted_out')).status;
     }
     const now = this.deps.clock.now();
-    const channel = user.preferredChannel;
-    const windowOpen = user.lastWhatsappInboundAt !== null && now.getTime() - user.lastWhatsappInboundAt.getTime() < WHATSAPP_WINDOW_MS;
+    // Read again under the lease: a message the user sent since the job read them opened the window.
+    const reach = (await this.deps.prisma.user.findUnique({ where: { id: user.id }, select: { preferredChannel: true, lastWhatsappInboundAt: true } })) ?? user;
+    const channel = reach.preferredChannel;
+    const windowOpen = reach.lastWhatsappInboundAt !== null && now.getTime() - reach.lastWhatsappInboundAt.getTime() < WHATSAPP_WINDOW_MS;
     const template = channel === 'whatsapp' && !windowOpen ? policy.whatsappTemplateSid : undefined;
     if (channel === 'whatsapp' && !windowOpen && !template) {
-      // Nothing could reach them: no model call is spent on it.
-      logger.info({ event: 'routine_undeliverable' }, 'routine run skipped: outside WhatsApp\'s 24-hour window and no ROUTINE template');
-      return (await this.finishWithout(run.run, routine, 'undeliverable')).status;
+      // Nothing could reach them now: no model call is spent on it. Their next message releases
+      // it (src/routines/held-routine-runs.ts), to run after their reply.
+      return this.awaitWindow(run);
     }
     const language = readerLanguage(user.language);
     const address = { channel, toAddress: addressFor(user.phone, channel) };
@@ -220,7 +233,7 @@ export class RoutineRunner {
         userId: user.id,
         channel,
         // The run's id stands for the message: there is none, the user did not write.
-        messages: [{ id: run.run.id, content: routineRequest(routine, dueLocal, user.language), numMedia: 0 }],
+        messages: [{ id: run.run.id, content: routineRequest(routine, dueLocal, user.language, { afterWindow: run.run.heldForWindowAt !== null }), numMedia: 0 }],
       });
       // The reply follows the instruction's language, not the English framing around it.
       context.message.languageText = routine.instruction;
@@ -317,6 +330,28 @@ export class RoutineRunner {
       this.deps.onRunEnd?.({ routineId: routine.id, dueAt: run.run.dueAt, status: outcome.status, sentAt: this.deps.clock.now() });
     } else this.deps.onRunEnd?.({ routineId: routine.id, dueAt: run.run.dueAt, status: outcome.status });
     return outcome.status;
+  }
+
+  /**
+   * Holds the run for WhatsApp's window (`awaiting_window`): no model call, nothing sent, until
+   * the user's next message releases it. Fenced by the lease like a commit, so a turn's release
+   * (which needs the lease too) can never come between this run's check and its hold. The
+   * routine's older held run, if any, is dropped then (`holdForWindow`).
+   */
+  private async awaitWindow(run: { routine: Routine; run: RoutineRun; user: { id: string }; owner: string; logger: Logger }): Promise<RoutineRunStatus> {
+    const { held, superseded } = await this.deps.prisma.$transaction(async (transaction) => {
+      if (!(await this.deps.leases.confirm(transaction, run.user.id, run.owner, this.deps.leaseMs))) throw new TurnInterrupted('lost the turn lease before holding the run');
+      return holdForWindow(transaction, run.run, this.deps.clock.now());
+    });
+    if (held) {
+      run.logger.info({ event: 'routine_awaiting_window' }, 'routine run held: outside WhatsApp\'s 24-hour window and no ROUTINE template; it runs at the user\'s next message');
+      this.deps.onRunEnd?.({ routineId: run.routine.id, dueAt: run.run.dueAt, status: 'awaiting_window' });
+      for (const dueAt of superseded) {
+        this.ended(run.routine.id, dueAt, 'undeliverable');
+        this.deps.onRunEnd?.({ routineId: run.routine.id, dueAt, status: 'undeliverable' });
+      }
+    }
+    return 'awaiting_window';
   }
 
   /** Ends a run that never reached the lease's work (skipped late, opted out): no message, no turn. */

@@ -8,6 +8,7 @@ import { estimateTokens } from '../shared/tokens.js';
 import { stageMissedReminderNotice } from '../reminders/missed-reminder-notice.js';
 import type { PendingQuestions } from '../questions/pending-questions.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
+import type { HeldRoutineRuns, HeldRunsReleased } from '../routines/held-routine-runs.js';
 import type { UserConfig } from '../users/user-service.js';
 import { modelLineJson, outcomeUsage, type TurnOutcome } from './turn-outcome.js';
 
@@ -28,6 +29,8 @@ export interface TurnCommitDependencies {
   questions: PendingQuestions;
   clock: Clock;
   budgets?: { guard: BudgetGuard };
+  /** Routine runs held for the WhatsApp window, released by the user's message; absent: none. */
+  heldRoutineRuns?: HeldRoutineRuns;
 }
 
 /** The turn being committed. */
@@ -46,14 +49,16 @@ export interface TurnToCommit {
 /**
  * Commits a turn in one transaction: missed-reminder notice, the answer's own changes (a
  * snooze), the questions the reply asks, the reply (a message of the conversation) and its
- * outbound parts, the inbound messages' new status, the turn row and the day's spend. A
- * crash leaves either nothing (the turn runs again) or everything (the outbox delivers it).
+ * outbound parts, the routine runs held for the WhatsApp window (released, to run after this
+ * reply), the inbound messages' new status, the turn row and the day's spend. A crash leaves
+ * either nothing (the turn runs again) or everything (the outbox delivers it).
  */
 export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommit): Promise<void> {
   const { turnId, user, batch, keyword, outcome, fence } = turn;
   const userId = user.id;
   const latest = batch[batch.length - 1]!;
   const channel: Channel = latest.channel;
+  let held: HeldRunsReleased | undefined;
   await deps.prisma.$transaction(async (transaction) => {
     // First, and holding the user's row until the commit: a worker that stalled past its
     // lease and was taken over must not answer messages its successor answers too.
@@ -74,6 +79,11 @@ export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommi
         data: { userId, role: 'assistant', kind: outcome.replyKind ?? 'chat', content: outcome.reply, channel, tokenCount: estimateTokens(outcome.reply), turnId, outboundGroupId: staged.groupId, createdAt: now },
       });
     }
+    // The user wrote, so WhatsApp's window is open again: routine runs held for it go now, each
+    // as a run of its own once this turn lets go of the lease, after this reply (never after STOP).
+    if (deps.heldRoutineRuns && keyword !== 'stop' && (!user.optedOut || keyword === 'start')) {
+      held = await deps.heldRoutineRuns.release(transaction, userId, now);
+    }
     if (turn.language) await transaction.user.update({ where: { id: userId }, data: { language: turn.language, updatedAt: now } });
     await transaction.message.updateMany({
       where: { id: { in: batch.map((message) => message.id) } },
@@ -93,4 +103,5 @@ export async function commitTurn(deps: TurnCommitDependencies, turn: TurnToCommi
     });
     if (deps.budgets) await deps.budgets.guard.recordSpend(transaction, usage.costUsd);
   });
+  if (held) deps.heldRoutineRuns!.report(userId, held);
 }

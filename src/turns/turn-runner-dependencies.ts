@@ -16,6 +16,7 @@ import type { BudgetGuard } from '../budgets/budget-guard.js';
 import type { TurnMedia } from '../media/turn-media.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { TurnOutcomeLabel } from '../observability/metrics.js';
+import type { HeldRoutineRuns } from '../routines/held-routine-runs.js';
 import type { TurnAnswer } from './answers/turn-answer.js';
 import type { TurnCommands } from './turn-commands.js';
 import type { LongReplies } from './long-replies.js';
@@ -69,6 +70,8 @@ export interface TurnRunnerDependencies {
   oneTap?: OneTap;
   /** WhatsApp's "typing…" while the model works (src/turns/typing-indicator.ts); absent: none. */
   typing?: TypingIndicators;
+  /** Routine runs held for the WhatsApp window: the user's message releases them (src/routines/held-routine-runs.ts); absent: none. */
+  heldRoutineRuns?: HeldRoutineRuns;
 }
 
 /** How a turn ended, for metrics: never its text or its user. */

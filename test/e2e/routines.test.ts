@@ -296,11 +296,11 @@ describe('routines through the webhook', () => {
     expect((await prisma().routine.findUniqueOrThrow({ where: { id: routine.id } })).nextDueAt!.getTime()).toBeGreaterThan(Date.now());
   });
 
-  it('WhatsApp outside the 24-hour window with no template: skipped without a model call', async () => {
+  it('WhatsApp outside the 24-hour window with no template: held for the user\'s next message without a model call (test/e2e/routines-window.test.ts)', async () => {
     const user = await createUser(harness, `+1415556${String(900 + phoneCounter).padStart(4, '0')}`, { timezone: ZONE, channel: 'whatsapp', lastWhatsappInboundAt: new Date(Date.now() - 25 * 3_600_000) });
     userId = user.id;
     const routine = await routineIn(2);
-    expect(await finishedRun(routine.id)).toMatchObject({ status: 'undeliverable' });
+    expect(await finishedRun(routine.id)).toMatchObject({ status: 'awaiting_window' });
     expect(harness.anthropic.requests).toHaveLength(0);
   });
 });
@@ -358,6 +358,8 @@ describe('routines: budget, WhatsApp template and a run taken over after a crash
     harness.anthropic.enqueue({ text: 'Your day: gym at 6 pm.' });
     const [sent] = await harness.repliesTo(`whatsapp:${number}`, 1);
     expect(sent).toMatchObject({ to: `whatsapp:${number}`, contentSid: TEMPLATE });
+    // At its time, not held for the user's next message.
+    expect(await prisma().routineRun.findMany({ where: { userId: user.id }, select: { status: true, heldForWindowAt: true } })).toEqual([{ status: 'sent', heldForWindowAt: null }]);
   });
 
   it('a run claimed by an instance that died (its lease lapsed) is run by the job\'s retry, once', async () => {
