@@ -52,7 +52,7 @@ export class UserService {
     await executor.user.update({ where: { id: userId }, data: { quietHours } });
   }
 
-  /** Updates the profile fields a user can tell Herald about. */
+  /** Updates the profile fields a user can tell Herald about. A new time zone ends a trip to another (src/reminders/travel-trips.ts). */
   async updateProfile(
     userId: string,
     changes: { name?: string | undefined; timezone?: string | undefined; language?: string | undefined },
@@ -62,6 +62,8 @@ export class UserService {
     if (changes.name !== undefined) data.name = changes.name;
     if (changes.timezone !== undefined) data.timezone = changes.timezone;
     if (changes.language !== undefined) data.language = changes.language;
+    // A zone other than the trip's (the profile page, a pin) ends the trip: its return must not undo the change.
+    if (changes.timezone !== undefined) await executor.trip.deleteMany({ where: { userId, timezone: { not: changes.timezone } } });
     return toUserConfig(await executor.user.update({ where: { id: userId }, data }));
   }
 }
