@@ -13,6 +13,8 @@ export interface UserConfig {
   isNew: boolean;
   /** The user's own quiet hours ("22:00-07:00", "off"); null: the deployment's QUIET_HOURS (src/users/quiet-hours.ts). */
   quietHours: string | null;
+  /** A trip with a return date ("I'm in Tokyo until Friday", src/reminders/travel-trips.ts), when read with the user. */
+  trip?: { homeTimezone: string; returnOn: string } | undefined;
 }
 
 /**
@@ -28,7 +30,7 @@ export class UserService {
 
   /** The user's configuration, or undefined for an unknown id. */
   async getConfig(userId: string, executor: PrismaExecutor = this.prisma): Promise<UserConfig | undefined> {
-    const user = await executor.user.findUnique({ where: { id: userId } });
+    const user = await executor.user.findUnique({ where: { id: userId }, include: { trip: { select: { homeTimezone: true, returnOn: true } } } });
     return user ? toUserConfig(user) : undefined;
   }
 
@@ -69,7 +71,7 @@ export class UserService {
 }
 
 /** A user row as configuration; a user is "new" until they have told Herald their name. */
-export function toUserConfig(user: User): UserConfig {
+export function toUserConfig(user: User & { trip?: { homeTimezone: string; returnOn: string } | null }): UserConfig {
   return {
     id: user.id,
     phone: user.phone,
@@ -79,5 +81,6 @@ export function toUserConfig(user: User): UserConfig {
     optedOut: user.optedOut,
     isNew: user.name === null,
     quietHours: user.quietHours,
+    ...(user.trip ? { trip: { homeTimezone: user.trip.homeTimezone, returnOn: user.trip.returnOn } } : {}),
   };
 }

@@ -96,8 +96,12 @@ describe('travel: the return date', () => {
   it('extended before it ends ("staying until next Wednesday"): the old return does nothing, the new date returns, and the YES still holds', async () => {
     const daily = await dailyReminder();
     const first = await toTokyoUntilFriday('YES');
+    chat.harness.anthropic.reset();
     profileStep({ returnOn: '2027-01-20' }, "OK, Tokyo time until Wednesday.");
     expect(await chat.send("I'm staying in Tokyo until next Wednesday")).toBe('OK, Tokyo time until Wednesday.');
+    // The planner and memory-agent both see the trip, so "until next Wednesday" and "I'm back" have something to change.
+    expect(chat.harness.anthropic.requests).toHaveLength(2);
+    for (const request of chat.harness.anthropic.requests) expect(request.systemText()).toContain('<trip>travelling until 2027-01-15 inclusive; then back to their home time zone, America/New_York</trip>');
     const second = await prisma().trip.findUniqueOrThrow({ where: { userId: chat.userId } });
     expect(second.id).not.toBe(first.id);
     expect(second).toMatchObject({ homeTimezone: 'America/New_York', timezone: 'Asia/Tokyo', returnOn: '2027-01-20', returnAt: new Date('2027-01-20T15:00:00Z'), movesReminders: true });
@@ -129,6 +133,16 @@ describe('travel: the return date', () => {
     expect((await prisma().reminder.findUniqueOrThrow({ where: { id: daily } })).timezone).toBe('America/New_York');
     expect(await prisma().trip.count({ where: { userId: chat.userId } })).toBe(0);
     expect(await herald().travelReturn.run({ tripId: trip.id, userId: chat.userId })).toEqual({ kind: 'gone' });
+  });
+
+  it('another zone without a return date ends the trip: its return changes nothing back', async () => {
+    const trip = await toTokyoUntilFriday();
+    profileStep({ timezone: 'Europe/Lisbon' }, "You're on Lisbon time now.");
+    expect(await chat.send('Actually I moved to Lisbon')).toBe("You're on Lisbon time now.");
+    expect(await prisma().trip.count({ where: { userId: chat.userId } })).toBe(0);
+    clock.set(RETURN);
+    expect(await herald().travelReturn.run({ tripId: trip.id, userId: chat.userId })).toEqual({ kind: 'gone' });
+    expect(await zone()).toBe('Europe/Lisbon');
   });
 
   it('never asked (nothing repeats) and quiet hours at the return: the zone is home at once, the notice waits for them to end', async () => {
