@@ -26,6 +26,9 @@ import { FactLearner, LEARNING_QUEUE, learningQueueDefinition, type LearningJobD
 import { QuietHours } from './users/quiet-hours.js';
 import { DateOffers } from './learning/date-offers.js';
 import { MOVE_REMINDERS_ACTION, ReminderTravel } from './reminders/reminder-travel.js';
+import { TravelReturn } from './reminders/travel-return.js';
+import { TRAVEL_RETURN_QUEUE, travelReturnQueueDefinition, type TravelReturnJobData } from './reminders/travel-queue.js';
+import { TravelTrips } from './reminders/travel-trips.js';
 import { memoryAnswer } from './turns/answers/memory-answer.js';
 import { quietHoursAnswer } from './turns/answers/quiet-hours-answer.js';
 import { ListService } from './lists/list-service.js';
@@ -159,6 +162,9 @@ export interface Herald {
   learning: FactLearner;
   /** Each user's quiet hours (src/users/quiet-hours.ts). */
   quietHours: QuietHours;
+  /** Trips with a return date (src/reminders/travel-trips.ts) and their return job (`travelReturn.run`). */
+  trips: TravelTrips;
+  travelReturn: TravelReturn;
   /** Starts the queue, the turn workers and recovery (does not listen). */
   start(): Promise<void>;
   /** Stops taking work, lets turns in flight finish for `graceMs`, then interrupts the rest. */
@@ -280,6 +286,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
   const quietHours = new QuietHours(config.quietHours);
+  const travelReturn = new TravelReturn({ prisma, queue, reminders, routines, outbox, scheduler, quietHours, clock, logger: logger.child({ component: 'travel' }) });
+  const trips = new TravelTrips(prisma, users, travelReturn, clock);
   const systemTexts = new SystemTexts(prisma, outbox, scheduler, clock, config.defaultTimezone, logger.child({ component: 'access' }), { hours: quietHours, queue });
   const eraser = new UserEraser(prisma, clock, logger.child({ component: 'data-rights' }), { grants: calendar.google ? [calendar.google] : [] });
   const exportKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald data export').digest();
@@ -314,6 +322,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           calendar,
           email,
           brain,
+          trips,
           contacts: {
             agent: contacts.agentWith(
               addressBooks,
@@ -506,6 +515,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     const recovered = await routines.recoverOverdue();
     if (recovered > 0) logger.warn({ routines: recovered }, 'overdue routine runs that were never claimed: their jobs were enqueued again');
   };
+  const recoverTrips = async () => {
+    const recovered = await travelReturn.recoverOverdue();
+    if (recovered > 0) logger.warn({ trips: recovered }, 'overdue trip returns: their jobs were enqueued again');
+  };
   return {
     app,
     database,
@@ -531,8 +544,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     metrics,
     learning,
     quietHours,
+    trips,
+    travelReturn,
     async start() {
-      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, routineQueueDefinition(config.limits.planTimeoutMs), learningQueueDefinition, heldNoticeQueueDefinition]);
+      await queue.start([turnQueueDefinition(config.limits.planTimeoutMs), reminderQueueDefinition, routineQueueDefinition(config.limits.planTimeoutMs), learningQueueDefinition, heldNoticeQueueDefinition, travelReturnQueueDefinition]);
       // Each of the many turn workers polls less often, so that together they look about eight
       // times per polling interval whatever TURN_CONCURRENCY is (work that arrives here wakes
       // an idle one at once; polling finds only work from elsewhere: retries, other instances).
@@ -564,11 +579,15 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         { concurrency: config.routines.concurrency, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
         async (job) => void (await routineRunner.run(job.data)),
       );
+      await queue.work<TravelReturnJobData>(TRAVEL_RETURN_QUEUE, { concurrency: 1, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds ?? 1, 1) }, async (job) => {
+        await travelReturn.run(job.data);
+      });
       metrics.leaseTakeovers((await recovery.takeOverLapsedLeases()).length);
       await recovery.closeAbandonedTurns();
       await recovery.recover();
       await reminderDelivery.recoverOverdue();
       await recoverRoutines();
+      await recoverTrips();
       const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;
       if (sweepInterval > 0) {
         leaseSweepTimer = setInterval(sweepLapsedLeases, sweepInterval);
@@ -580,6 +599,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           recovery.recover(30_000).catch((error: unknown) => logger.warn({ error }, 'recovery sweep failed'));
           reminderDelivery.recoverOverdue(60_000).catch((error: unknown) => logger.warn({ error }, 'reminder recovery sweep failed'));
           recoverRoutines().catch((error: unknown) => logger.warn({ error }, 'routine recovery sweep failed'));
+          recoverTrips().catch((error: unknown) => logger.warn({ error }, 'trip return sweep failed'));
         }, interval);
         recoveryTimer.unref();
       }

@@ -3,6 +3,7 @@ import type { FactService } from '../memory/fact-service.js';
 import type { PageService } from '../pages/page-service.js';
 import { bulkPage } from '../pages/bulk-page.js';
 import type { ReminderService } from '../reminders/reminder-service.js';
+import type { TravelTrips } from '../reminders/travel-trips.js';
 import type { RoutineService } from '../routines/routine-service.js';
 import type { UserService } from '../users/user-service.js';
 import type { AgentDefinition } from './agent-definition.js';
@@ -28,6 +29,8 @@ export interface HeraldAgentServices {
   brain?: Omit<BrainServices, 'pages'> | undefined;
   /** The people in the user's life. */
   contacts?: { agent: AgentDefinition } | undefined;
+  /** Trips with a return date ("I'm in Tokyo until Friday"); absent: update_profile sets zones only. */
+  trips?: TravelTrips | undefined;
 }
 
 /**
@@ -39,7 +42,7 @@ export function createHeraldAgents(services: HeraldAgentServices, promptBudgetTo
   const agents = [
     schedulerAgent(services.reminders, bulkPage(services.pages), services.routines),
     listAgent(services.lists, bulkPage(services.pages)),
-    memoryAgent(services.facts, services.users, services.brain ? { ...services.brain, pages: services.pages } : undefined),
+    memoryAgent(services.facts, services.users, services.brain ? { ...services.brain, pages: services.pages } : undefined, services.trips),
     uiAgent(services.pages),
     services.calendar.agent,
     services.email.agent,

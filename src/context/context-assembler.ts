@@ -64,7 +64,7 @@ export class ContextAssembler {
       // Onboarding (ask for a name, confirm the time zone) belongs to the first answer only.
       // Nothing records a name on the User row yet (memory-agent keeps "my name is…" as a
       // fact), so keying it on the name alone would ask on every message, forever.
-      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, ...(country ? { country } : {}), isNew: user.isNew && !answeredBefore },
+      user: { id: user.id, name: user.name, timezone: user.timezone, language: user.language, ...(country ? { country } : {}), isNew: user.isNew && !answeredBefore, ...(user.trip ? { trip: user.trip } : {}) },
       channel: input.channel,
       facts,
       history,

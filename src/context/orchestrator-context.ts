@@ -47,6 +47,8 @@ export const userContextSchema = z.object({
    * them yet (the context assembler decides; see ContextAssembler).
    */
   isNew: z.boolean(),
+  /** A trip with a return date (src/reminders/travel-trips.ts): the zone goes back to `homeTimezone` after `returnOn`. */
+  trip: z.object({ homeTimezone: z.string(), returnOn: z.string() }).optional(),
 });
 
 /** What the user's message is about, when Herald can tell (src/conversation/conversation-subject.ts). */

@@ -23,12 +23,14 @@ export class MyDataPage {
   async build(userId: string): Promise<PageInput | undefined> {
     const user = await this.prisma.user.findUnique({ where: { id: userId } });
     if (!user) return undefined;
-    const [notes, noteCount, contacts, contactCount, routines] = await Promise.all([
+    const [notes, noteCount, contacts, contactCount, routines, trip] = await Promise.all([
       this.prisma.note.findMany({ where: { userId }, orderBy: { updatedAt: 'desc' }, take: 50, select: { title: true, tags: true } }),
       this.prisma.note.count({ where: { userId } }),
       this.prisma.contact.findMany({ where: { userId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], take: 50, select: { name: true, relationship: true, source: true } }),
       this.prisma.contact.count({ where: { userId } }),
       this.prisma.routine.findMany({ where: { userId }, orderBy: [{ status: 'asc' }, { nextDueAt: 'asc' }], select: { name: true, instruction: true, condition: true, status: true, nextDueAt: true } }),
+      // A trip with a return date (src/reminders/travel-trips.ts): the home zone Herald goes back to, and when.
+      this.prisma.trip.findUnique({ where: { userId }, select: { homeTimezone: true, timezone: true, returnOn: true } }),
     ]);
     const [facts, reminders, lists, connections, pages, messages, events, calendar, confirmations, grant] = await Promise.all([
       this.prisma.fact.findMany({ where: { userId }, orderBy: [{ category: 'asc' }, { createdAt: 'asc' }], select: { category: true, content: true, learned: true, sourceMessage: { select: { content: true } } } }),
@@ -57,6 +59,7 @@ export class MyDataPage {
           { key: 'Phone', value: user.phone },
           { key: 'Name', value: user.name ?? '(not told)' },
           { key: 'Time zone', value: user.timezone },
+          ...(trip ? [{ key: 'Trip', value: `on ${trip.timezone} time until ${trip.returnOn}, then back to your home time zone, ${trip.homeTimezone}` }] : []),
           { key: 'Language', value: user.language ?? '(not known yet)' },
           { key: 'Quiet hours (no notices from Herald)', value: user.quietHours ?? 'the default' },
           { key: 'Messages from Herald', value: user.optedOut ? 'stopped (you texted STOP)' : 'on' },

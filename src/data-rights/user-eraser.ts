@@ -2,6 +2,7 @@ import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
 import { ROUTINE_QUEUE } from '../routines/routine-queue.js';
+import { TRAVEL_RETURN_QUEUE } from '../reminders/travel-queue.js';
 import type { Clock } from '../shared/clock.js';
 import { TURN_QUEUE } from '../queue/turn-queue.js';
 import { LEARNING_QUEUE } from '../learning/fact-learner.js';
@@ -91,7 +92,7 @@ export class UserEraser {
         REMINDER_QUEUE,
         reminderIds,
         // Learning passes and held offers carry what was learned (a name, a date): they go too.
-        [TURN_QUEUE, LEARNING_QUEUE],
+        [TURN_QUEUE, LEARNING_QUEUE, TRAVEL_RETURN_QUEUE],
         userId,
         HELD_NOTICE_QUEUE,
         ROUTINE_QUEUE,

@@ -10,7 +10,7 @@ import type { ReminderService } from './reminder-service.js';
 export const MOVE_REMINDERS_ACTION = { agent: 'system', tool: 'move_recurring_reminders' } as const;
 
 /** A zone as the question names it: "Tokyo" for Asia/Tokyo. */
-function placeOf(zone: string): string {
+export function placeOf(zone: string): string {
   return (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
 }
 
@@ -68,6 +68,7 @@ export class ReminderTravel {
   moveTool(): ToolDefinition {
     const reminders = this.reminders;
     const routines = this.routines;
+    const prisma = this.prisma;
     return defineTool({
       name: MOVE_REMINDERS_ACTION.tool,
       description: "Moves the user's repeating reminders to their new time zone at the same local time (after their YES).",
@@ -77,6 +78,8 @@ export class ReminderTravel {
         if (!context.confirmed) return toolError("moving reminders to another time zone needs the user's YES");
         const moved = await reminders.moveRecurringTo(context.userId, input.timezone);
         const routinesMoved = (await routines?.moveTo(context.userId, input.timezone)) ?? 0;
+        // A trip with a return date (travel-trips.ts): this YES was for the trip, so its return moves them back home.
+        await prisma.trip.updateMany({ where: { userId: context.userId, timezone: input.timezone, status: 'away' }, data: { movesReminders: true } });
         return ok({ effect: 'updated', moved, routinesMoved, timezone: input.timezone });
       },
     });

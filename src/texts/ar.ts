@@ -159,6 +159,8 @@ export const ar: TextTable = {
   dateReminderAnniversary: "غدًا ذكرى زواجك.",
   travelQuestion: "أنت الآن على توقيت {zone}. هل أنقل تذكيراتك المتكررة ومهامك المجدولة معك (تبقى 9:00 هي 9:00 حيث أنت)؟ نعم لنقلها، لا لإبقائها على توقيت {home}.",
   travelMoved: "تم: تذكيراتك المتكررة ومهامك المجدولة تتبع الآن توقيت {zone}.",
+  travelReturned: "مرحبًا بعودتك: عدت إلى توقيت {home}.",
+  travelReturnedMoved: "مرحبًا بعودتك: عدت إلى توقيت {home}، وعادت إليه تذكيراتك المتكررة ومهامك المجدولة.",
   dateOfferDone: "تم: سأذكّرك كل عام في {date}.",
 
   // One-tap answers.

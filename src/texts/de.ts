@@ -159,6 +159,8 @@ export const de: TextTable = {
   dateReminderAnniversary: "Morgen ist euer Jahrestag.",
   travelQuestion: "Du bist jetzt in der Zeitzone {zone}. Sollen deine wiederkehrenden Erinnerungen und Routinen mitziehen (9:00 bleibt 9:00, wo du bist)? JA zum Mitnehmen, NEIN, um sie auf {home}-Zeit zu lassen.",
   travelMoved: "Erledigt: deine wiederkehrenden Erinnerungen und Routinen folgen jetzt der Zeit in {zone}.",
+  travelReturned: "Willkommen zurück: Ich bin wieder auf {home}-Zeit.",
+  travelReturnedMoved: "Willkommen zurück: Ich bin wieder auf {home}-Zeit, und deine wiederkehrenden Erinnerungen und Routinen auch.",
   dateOfferDone: "Erledigt: Ich erinnere dich jedes Jahr am {date}.",
 
   // One-tap answers.

@@ -175,6 +175,8 @@ export const en = {
   dateReminderAnniversary: "Your anniversary is tomorrow.",
   travelQuestion: "You're on {zone} time now. Should your repeating reminders and routines move with you (9:00 stays 9:00 where you are)? YES to move them, NO to keep them on {home} time.",
   travelMoved: "Done: your repeating reminders and routines now follow {zone} time.",
+  travelReturned: "Welcome back: I'm on {home} time again.",
+  travelReturnedMoved: "Welcome back: I'm on {home} time again, and your repeating reminders and routines are back on it.",
   dateOfferDone: "Done: I'll remind you every year on {date}.",
 
   // One-tap answers (WhatsApp and RCS buttons; src/outbox/one-tap.ts): button titles (20 characters at most) and what a tap on a closed question is told.

@@ -159,6 +159,8 @@ export const es: TextTable = {
   dateReminderAnniversary: "Mañana es tu aniversario.",
   travelQuestion: "Ahora estás en hora de {zone}. ¿Muevo tus recordatorios repetidos y tus rutinas contigo (las 9:00 siguen siendo las 9:00 donde estés)? SÍ para moverlos, NO para dejarlos en hora de {home}.",
   travelMoved: "Hecho: tus recordatorios repetidos y tus rutinas siguen ahora la hora de {zone}.",
+  travelReturned: "Bienvenido de vuelta: vuelvo a la hora de {home}.",
+  travelReturnedMoved: "Bienvenido de vuelta: vuelvo a la hora de {home}, y tus recordatorios repetidos y tus rutinas también.",
   dateOfferDone: "Hecho: te lo recordaré cada año el {date}.",
 
   // One-tap answers.

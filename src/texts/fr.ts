@@ -159,6 +159,8 @@ export const fr: TextTable = {
   dateReminderAnniversary: "C'est ton anniversaire de mariage demain.",
   travelQuestion: "Tu es maintenant à l'heure de {zone}. Est-ce que tes rappels répétés et tes routines te suivent (9 h reste 9 h là où tu es) ? OUI pour les déplacer, NON pour les garder à l'heure de {home}.",
   travelMoved: "C'est fait : tes rappels répétés et tes routines suivent maintenant l'heure de {zone}.",
+  travelReturned: "Bon retour : je suis de nouveau à l'heure de {home}.",
+  travelReturnedMoved: "Bon retour : je suis de nouveau à l'heure de {home}, et tes rappels répétés et tes routines aussi.",
   dateOfferDone: "C'est fait : je te le rappellerai chaque année le {date}.",
 
   // One-tap answers.

@@ -159,6 +159,8 @@ export const he: TextTable = {
   dateReminderAnniversary: "מחר יום הנישואין שלכם.",
   travelQuestion: "עכשיו אתם לפי שעון {zone}. להעביר איתכם את התזכורות החוזרות והשגרות (9:00 נשאר 9:00 איפה שאתם)? כן כדי להעביר, לא כדי להשאיר לפי שעון {home}.",
   travelMoved: "בוצע: התזכורות החוזרות והשגרות שלכם עוברות עכשיו לפי שעון {zone}.",
+  travelReturned: "ברוכים השבים: חזרתי לשעון {home}.",
+  travelReturnedMoved: "ברוכים השבים: חזרתי לשעון {home}, והתזכורות החוזרות והשגרות שלכם חזרו אליו.",
   dateOfferDone: "בוצע: אזכיר לכם בכל שנה ב-{date}.",
 
   // One-tap answers.

@@ -159,6 +159,8 @@ export const pt: TextTable = {
   dateReminderAnniversary: "Amanhã é o seu aniversário de casamento.",
   travelQuestion: "Agora você está no horário de {zone}. Seus lembretes repetidos e rotinas devem ir com você (9:00 continua 9:00 onde você estiver)? SIM para movê-los, NÃO para mantê-los no horário de {home}.",
   travelMoved: "Pronto: seus lembretes repetidos e rotinas agora seguem o horário de {zone}.",
+  travelReturned: "Bem-vindo de volta: voltei ao horário de {home}.",
+  travelReturnedMoved: "Bem-vindo de volta: voltei ao horário de {home}, e seus lembretes repetidos e rotinas também.",
   dateOfferDone: "Pronto: vou lembrar você todo ano em {date}.",
 
   // One-tap answers.

@@ -13,6 +13,8 @@ export interface UserConfig {
   isNew: boolean;
   /** The user's own quiet hours ("22:00-07:00", "off"); null: the deployment's QUIET_HOURS (src/users/quiet-hours.ts). */
   quietHours: string | null;
+  /** A trip with a return date ("I'm in Tokyo until Friday", src/reminders/travel-trips.ts), when read with the user. */
+  trip?: { homeTimezone: string; returnOn: string } | undefined;
 }
 
 /**
@@ -28,7 +30,7 @@ export class UserService {
 
   /** The user's configuration, or undefined for an unknown id. */
   async getConfig(userId: string, executor: PrismaExecutor = this.prisma): Promise<UserConfig | undefined> {
-    const user = await executor.user.findUnique({ where: { id: userId } });
+    const user = await executor.user.findUnique({ where: { id: userId }, include: { trip: { select: { homeTimezone: true, returnOn: true } } } });
     return user ? toUserConfig(user) : undefined;
   }
 
@@ -52,7 +54,7 @@ export class UserService {
     await executor.user.update({ where: { id: userId }, data: { quietHours } });
   }
 
-  /** Updates the profile fields a user can tell Herald about. */
+  /** Updates the profile fields a user can tell Herald about. A new time zone ends a trip to another (src/reminders/travel-trips.ts). */
   async updateProfile(
     userId: string,
     changes: { name?: string | undefined; timezone?: string | undefined; language?: string | undefined },
@@ -62,12 +64,14 @@ export class UserService {
     if (changes.name !== undefined) data.name = changes.name;
     if (changes.timezone !== undefined) data.timezone = changes.timezone;
     if (changes.language !== undefined) data.language = changes.language;
+    // A zone other than the trip's (the profile page, a pin) ends the trip: its return must not undo the change.
+    if (changes.timezone !== undefined) await executor.trip.deleteMany({ where: { userId, timezone: { not: changes.timezone } } });
     return toUserConfig(await executor.user.update({ where: { id: userId }, data }));
   }
 }
 
 /** A user row as configuration; a user is "new" until they have told Herald their name. */
-export function toUserConfig(user: User): UserConfig {
+export function toUserConfig(user: User & { trip?: { homeTimezone: string; returnOn: string } | null }): UserConfig {
   return {
     id: user.id,
     phone: user.phone,
@@ -77,5 +81,6 @@ export function toUserConfig(user: User): UserConfig {
     optedOut: user.optedOut,
     isNew: user.name === null,
     quietHours: user.quietHours,
+    ...(user.trip ? { trip: { homeTimezone: user.trip.homeTimezone, returnOn: user.trip.returnOn } } : {}),
   };
 }

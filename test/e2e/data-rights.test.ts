@@ -3,6 +3,7 @@ import { dataReplies } from '../../src/data-rights/data-replies.js';
 import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
 import { TwilioTransport } from '../../src/outbox/twilio-transport.js';
 import { REMINDER_QUEUE } from '../../src/reminders/reminder-queue.js';
+import { TRAVEL_RETURN_QUEUE } from '../../src/reminders/travel-queue.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { waitUntil } from '../db/wait-until.js';
 
@@ -99,12 +100,16 @@ describe('MY DATA and DELETE MY DATA', () => {
       settings: { serverUrl: 'https://caldav.example.org' },
       secrets: { password: 'app-password-XYZZY' },
     });
-    return { user, reminderId: reminder.value.id, connection };
+    // A trip with a return date (its home zone and date are shown; its pending job goes with an erase).
+    const until = new Date(Date.now() + 10 * 24 * 3_600_000).toISOString().slice(0, 10);
+    const trip = await harness.herald.trips.change(user.id, { timezone: 'Asia/Tokyo', returnOn: until });
+    if (!trip.ok) throw new Error(trip.error);
+    return { user, reminderId: reminder.value.id, connection, tripUntil: until };
   }
 
   it('MY DATA answers with a link to a page of everything held (labels, never secrets), with no model call', async () => {
     const phone = '+12125550701';
-    const { connection } = await seededUser(phone);
+    const { connection, tripUntil } = await seededUser(phone);
     harness.anthropic.reset();
 
     const reply = await harness.exchange(phone, 'my data');
@@ -115,6 +120,7 @@ describe('MY DATA and DELETE MY DATA', () => {
     const page = await harness.herald.app.inject({ method: 'GET', url: new URL(link!).pathname });
     expect(page.statusCode).toBe(200);
     for (const shown of ['Zebulon', phone, 'collects antique barometers', 'Water the ficus', 'groceries', 'Fastmail (dana@example.org)', 'Your messages stored']) expect(page.body).toContain(shown);
+    expect(page.body).toContain(`on Asia/Tokyo time until ${tripUntil}, then back to your home time zone, America/New_York`);
     const stored = await harness.database.prisma.connection.findUniqueOrThrow({ where: { id: connection.id } });
     expect(page.body).not.toContain('XYZZY');
     expect(page.body).not.toContain(stored.secrets.slice(0, 24));
@@ -136,6 +142,9 @@ describe('MY DATA and DELETE MY DATA', () => {
     expect(before.Connection).toBe(1);
     const jobs = () => harness.database.pool.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'reminderId' = $2`, [REMINDER_QUEUE, reminderId]).then((result) => result.rowCount);
     expect(await jobs()).toBe(1);
+    expect(before.Trip).toBe(1);
+    const tripJobs = () => harness.database.pool.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'userId' = $2`, [TRAVEL_RETURN_QUEUE, user.id]).then((result) => result.rowCount);
+    expect(await tripJobs()).toBe(1);
 
     const question = await harness.exchange(phone, 'Delete my data');
     expect(question).toBe(`${say.confirmErase} Reply YES within 5 minutes to erase it.`);
@@ -149,6 +158,7 @@ describe('MY DATA and DELETE MY DATA', () => {
     expect(Object.entries(after).filter(([, count]) => count > 0)).toEqual([]);
     expect(await harness.database.prisma.user.findUnique({ where: { id: user.id } })).toBeNull();
     expect(await jobs()).toBe(0);
+    expect(await tripJobs()).toBe(0);
     // No table keeps the number or the id anywhere (the dedupe keys of their messages included).
     expect(await tablesMentioning(harness, phone.slice(1))).toEqual([]);
     expect(await tablesMentioning(harness, user.id)).toEqual([]);

@@ -4,6 +4,7 @@ import type { SystemBlock } from '../../model/model-client.js';
 import { estimateTokens } from '../../shared/tokens.js';
 import type { StepAttempt } from '../step-attempt.js';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
+import { tripLine } from './user-sections.js';
 import { escapeXml } from './xml.js';
 
 /**
@@ -15,6 +16,7 @@ export function agentSystemPrompt(agent: AgentDefinition, user: UserContext, now
     '<user_config>',
     `  <name>${user.name ? escapeXml(user.name) : '(unknown)'}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
+    ...tripLine(user),
     ...(replyLanguage ? [`  <language>${escapeXml(replyLanguage)} (write any question or reply for the user in it)</language>`] : []),
     `  <current_time>${formatTimeContextLine(describeNow(now, user.timezone))}</current_time>`,
     '</user_config>',

@@ -14,10 +14,17 @@ export function userContextSection(user: UserContext, channel: 'sms' | 'whatsapp
   const lines = [
     `  <name>${user.name ? escapeXml(user.name) : unknownName(user)}</name>`,
     `  <timezone>${escapeXml(user.timezone)}</timezone>`,
+    ...tripLine(user),
     `  <language>the language of their latest message${user.language ? ` (when it has no words: ${escapeXml(user.language)})` : ''}</language>`,
     `  <channel>${channel}</channel>`,
   ];
   return `<user_context>\n${lines.join('\n')}\n</user_context>`;
+}
+
+/** `<trip>`: the zone is a trip's, going back home by itself after the return date (src/reminders/travel-trips.ts). */
+export function tripLine(user: Pick<UserContext, 'trip'>): string[] {
+  if (!user.trip) return [];
+  return [`  <trip>travelling until ${escapeXml(user.trip.returnOn)} inclusive; then back to their home time zone, ${escapeXml(user.trip.homeTimezone)}</trip>`];
 }
 
 /**
