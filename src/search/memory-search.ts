@@ -119,17 +119,19 @@ export class MemorySearch {
       if (!queryVectors) degraded = 'embeddings unavailable: searched by words only';
     }
 
+    // A phrasing's legs run at once (each one or two queries on its own connection; phrasings
+    // one after another, so a search holds at most three); their lists are fused in a fixed
+    // order, so the result does not depend on which came back first.
     for (const [index, phrasing] of cleaned.entries()) {
       const words = queryWords(phrasing);
-      add('text', await this.textLeg(userId, words, kinds));
-      if (this.capabilities.trigram && !options.textOnly) {
-        legs.add('trigram');
-        add('trigram', await this.trigramLeg(userId, words, kinds));
-      }
       const vector = queryVectors?.[index];
-      if (vector) {
-        legs.add('meaning');
-        add('meaning', await this.vectorLeg(userId, vector, kinds));
+      const runs: Array<[SearchLeg, Promise<Array<{ id: string; kind: MemoryKind }>>]> = [['text', this.textLeg(userId, words, kinds)]];
+      if (this.capabilities.trigram && !options.textOnly) runs.push(['trigram', this.trigramLeg(userId, words, kinds)]);
+      if (vector) runs.push(['meaning', this.vectorLeg(userId, vector, kinds)]);
+      const results = await Promise.all(runs.map(([, run]) => run));
+      for (const [at, [leg]] of runs.entries()) {
+        legs.add(leg);
+        add(leg, results[at]!);
       }
     }
 

@@ -6,6 +6,8 @@ interface UserVectors {
   dimensions: number;
   entries: Map<string, { hash: string; kind: string; vector: Float32Array }>;
   bytes: number;
+  /** The same vectors packed row after row, rebuilt after a change: one pass over contiguous memory per query. */
+  packed?: { ids: string[]; kinds: string[]; matrix: Float32Array } | undefined;
 }
 
 /**
@@ -29,16 +31,22 @@ export class VectorCache {
   async nearest(userId: string, query: number[], model: string, kinds: string[], limit: number): Promise<Array<{ id: string; kind: string; similarity: number }>> {
     const vectors = await this.refresh(userId, model, query.length);
     const unit = normalised(Float32Array.from(query));
-    const scored: Array<{ id: string; kind: string; similarity: number }> = [];
-    for (const [id, entry] of vectors.entries) {
-      if (!kinds.includes(entry.kind)) continue;
-      const vector = entry.vector;
+    const { ids, kinds: kindOf, matrix } = (vectors.packed ??= pack(vectors));
+    const dimensions = vectors.dimensions;
+    // The best `limit` so far, best first: a short insertion-sorted list beats sorting every score.
+    const best: Array<{ index: number; similarity: number }> = [];
+    for (let row = 0; row < ids.length; row += 1) {
+      if (!kinds.includes(kindOf[row]!)) continue;
       let dot = 0;
-      for (let index = 0; index < vector.length; index += 1) dot += vector[index]! * unit[index]!;
-      scored.push({ id, kind: entry.kind, similarity: dot });
+      const offset = row * dimensions;
+      for (let index = 0; index < dimensions; index += 1) dot += matrix[offset + index]! * unit[index]!;
+      if (best.length === limit && !better(dot, ids[row]!, best[limit - 1]!.similarity, ids[best[limit - 1]!.index]!)) continue;
+      let at = best.length === limit ? limit - 1 : best.length;
+      while (at > 0 && better(dot, ids[row]!, best[at - 1]!.similarity, ids[best[at - 1]!.index]!)) at -= 1;
+      best.splice(at, 0, { index: row, similarity: dot });
+      if (best.length > limit) best.pop();
     }
-    scored.sort((a, b) => b.similarity - a.similarity || a.id.localeCompare(b.id));
-    return scored.slice(0, limit);
+    return best.map(({ index, similarity }) => ({ id: ids[index]!, kind: kindOf[index]!, similarity }));
   }
 
   private async refresh(userId: string, model: string, dimensions: number): Promise<UserVectors> {
@@ -57,12 +65,14 @@ export class VectorCache {
     );
     const present = new Set<string>();
     const wanted: string[] = [];
+    let changed = false;
     for (const row of rows) {
       present.add(row.id);
       if (cached.entries.get(row.id)?.hash !== row.content_hash) wanted.push(row.id);
     }
     for (const id of cached.entries.keys()) {
       if (!present.has(id)) {
+        changed = true;
         cached.entries.delete(id);
         cached.bytes -= dimensions * 4;
         this.totalBytes -= dimensions * 4;
@@ -81,8 +91,10 @@ export class VectorCache {
           this.totalBytes += dimensions * 4;
         }
         cached.entries.set(row.id, { hash: row.content_hash, kind: row.kind, vector: normalised(Float32Array.from(row.embedding)) });
+        changed = true;
       }
     }
+    if (changed) cached.packed = undefined;
     this.evict(userId);
     return cached;
   }
@@ -96,6 +108,27 @@ export class VectorCache {
       this.totalBytes -= vectors.bytes;
     }
   }
+}
+
+/** Higher similarity first; equal ones by id, so results do not depend on the order rows were read in. */
+function better(similarity: number, id: string, otherSimilarity: number, otherId: string): boolean {
+  return similarity > otherSimilarity || (similarity === otherSimilarity && id < otherId);
+}
+
+/** Packs the vectors into one matrix; each entry then views its row, so the memory is not held twice. */
+function pack(vectors: UserVectors): NonNullable<UserVectors['packed']> {
+  const ids: string[] = [];
+  const kinds: string[] = [];
+  const { dimensions } = vectors;
+  const matrix = new Float32Array(vectors.entries.size * dimensions);
+  for (const [id, entry] of vectors.entries) {
+    const offset = ids.length * dimensions;
+    matrix.set(entry.vector, offset);
+    entry.vector = matrix.subarray(offset, offset + dimensions);
+    ids.push(id);
+    kinds.push(entry.kind);
+  }
+  return { ids, kinds, matrix };
 }
 
 function normalised(vector: Float32Array): Float32Array {

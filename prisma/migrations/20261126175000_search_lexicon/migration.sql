@@ -3,6 +3,9 @@
 -- DATA of a user with 10,000 notes).
 CREATE INDEX document_note_id_idx ON herald_search.document (note_id);
 CREATE INDEX document_fact_id_idx ON herald_search.document (fact_id);
+-- What the in-process vector cache reads before each search (src/search/vector-cache.ts): the
+-- user's embedded documents and their hashes, from the index alone.
+CREATE INDEX document_user_embedded_idx ON herald_search.document (user_id, embedding_model) INCLUDE (id, content_hash, kind) WHERE embedding IS NOT NULL;
 
 -- Each user's vocabulary: the distinct words of their notes and facts, with how many documents
 -- hold each (src/search/README.md "Trigrams"). Typos and pieces of longer words are looked up
