@@ -377,6 +377,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'learning' }),
     settings: config.learning,
     offers: new DateOffers({ prisma, outbox, questions, scheduler, quietHours, clock, logger: logger.child({ component: 'learning' }) }),
+    metrics,
   });
   const runner = new TurnRunner({
     questions,

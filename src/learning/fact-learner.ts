@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import type { Logger } from '../logging/logger.js';
+import type { HeraldMetrics } from '../observability/metrics.js';
 import type { FactService } from '../memory/fact-service.js';
 import { toolCallsOf, responseText, type ModelClient } from '../model/model-client.js';
 import { costOfUsage, roundUsd } from '../model/model-cost.js';
@@ -79,6 +80,8 @@ export class FactLearner {
       settings: LearningSettings;
       /** Offers a yearly reminder for a learned birthday or anniversary (src/learning/date-offers.ts); absent: none. */
       offers?: Pick<DateOffers, 'offer' | 'contactDates'>;
+      /** Counts each pass by outcome and the facts it stored (`herald_learning_passes_total`). */
+      metrics?: Pick<HeraldMetrics, 'learningPass'>;
     },
   ) {}
 
@@ -99,8 +102,20 @@ export class FactLearner {
     await this.deps.prisma.user.update({ where: { id: userId }, data: { factsLearnedThrough: this.deps.clock.now() } });
   }
 
-  /** The job: one pass for the user, when their conversation has paused. */
+  /** The job: one pass for the user, when their conversation has paused; counted by outcome. */
   async learn(userId: string): Promise<LearningOutcome> {
+    let outcome: LearningOutcome;
+    try {
+      outcome = await this.pass(userId);
+    } catch (error) {
+      this.deps.metrics?.learningPass('failed', 0);
+      throw error;
+    }
+    this.deps.metrics?.learningPass(outcome.kind, outcome.kind === 'learned' ? outcome.stored : 0);
+    return outcome;
+  }
+
+  private async pass(userId: string): Promise<LearningOutcome> {
     const { prisma, clock, settings } = this.deps;
     const logger = this.deps.logger.child({ userId });
     if (!settings.enabled) return { kind: 'off' };

@@ -31,6 +31,11 @@ export interface HeraldMetrics {
    * WhatsApp message, which is counted again when it ends (sent…, or undeliverable if dropped).
    */
   routineRun(status: string): void;
+  /**
+   * A background learning pass ended (src/learning/fact-learner.ts): learned, nothing_new,
+   * not_yet, budget, window, unreadable, failed, off or gone; and the facts it stored.
+   */
+  learningPass(outcome: string, factsStored: number): void;
   /** One send attempt of an outbound part. */
   outboxSend(channel: ChannelLabel, status: OutboxSendStatus, errorCode?: number): void;
   /** Lapsed turn leases this instance took over (an instance died mid-turn). */
@@ -113,6 +118,8 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
   const rateLimited = new Counter({ name: 'herald_model_rate_limited_responses_total', help: '429 answers from the model service, the SDK\'s own retries included.', labelNames: ['model'], registers });
   const lateness = new Histogram({ name: 'herald_reminder_lateness_seconds', help: 'How late reminders were handed to Twilio, after their scheduled time.', buckets: LATENESS_BUCKETS, registers });
   const routineRuns = new Counter({ name: 'herald_routine_runs_total', help: 'Routine runs by how they ended (sent, nothing, failed, skipped_late, skipped_budget, undeliverable, opted_out), and runs held for the user\'s next WhatsApp message (awaiting_window), counted again when they end.', labelNames: ['status'], registers });
+  const learningPasses = new Counter({ name: 'herald_learning_passes_total', help: 'Background fact-learning passes by outcome (learned, nothing_new, not_yet, budget, window, unreadable, failed, off, gone).', labelNames: ['outcome'], registers });
+  const factsLearned = new Counter({ name: 'herald_facts_learned_total', help: 'Facts stored by background learning (new or updated).', registers });
   const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
   const takeovers = new Counter({ name: 'herald_turn_lease_takeovers_total', help: 'Lapsed turn leases taken over by this instance (another instance stopped mid-turn).', registers });
   const questions = new Counter({ name: 'herald_questions_total', help: 'Questions Herald asked (confirmation, choice, clarification) by outcome (asked, answered, failed, declined, dropped, expired).', labelNames: ['kind', 'outcome'], registers });
@@ -199,6 +206,10 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     routineRun(status) {
       routineRuns.inc({ status: safeLabel(status) });
     },
+    learningPass(outcome, factsStored) {
+      learningPasses.inc({ outcome: safeLabel(outcome) });
+      if (factsStored > 0) factsLearned.inc(factsStored);
+    },
     outboxSend(channel, status, errorCode) {
       outbox.inc({ channel, status, error_code: errorCode === undefined ? 'none' : String(Math.trunc(errorCode)) });
     },
@@ -226,6 +237,7 @@ export const noopMetrics: HeraldMetrics = {
   modelRateLimited() {},
   reminderLateness() {},
   routineRun() {},
+  learningPass() {},
   outboxSend() {},
   leaseTakeovers() {},
   question() {},

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { textingUser } from '../helpers/texting-user.js';
+import { parseScrape } from '../observability/scrape.js';
 
 /**
  * Background fact learning (issue 21 item 5), through the webhook: the user texts, Herald
@@ -19,10 +20,16 @@ function proposals(facts: unknown): ScriptedAnthropicResponse {
   return { toolCalls: [{ name: 'save_learned_facts', input: { facts } }], usage: { input_tokens: 600, output_tokens: 80 } };
 }
 
+/** A learning counter from the deployment's /metrics (cumulative: tests read it before and after). */
+async function learningCounter(chat: ReturnType<typeof textingUser>, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const samples = parseScrape((await chat.harness.herald.metrics.scrape()).body);
+  return samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value ?? 0;
+}
+
 describe('fact learning', () => {
   // The fake clock starts at the real now, so the pass the webhook schedules (an hour later) never fires by itself.
   const clock = new ManualClock(new Date());
-  const chat = textingUser({ clock, startAt: new Date().toISOString(), firstPhone: 7100, harness: { env: { FACT_LEARNING: 'on', FACT_LEARNING_DELAY_MS: String(DELAY_MS) } } });
+  const chat = textingUser({ clock, startAt: new Date().toISOString(), firstPhone: 7100, harness: { env: { FACT_LEARNING: 'on', FACT_LEARNING_DELAY_MS: String(DELAY_MS), METRICS_TOKEN: 'learning-metrics-token' } } });
 
   /** Texts Herald; the planner answers directly. */
   async function say(text: string): Promise<string> {
@@ -172,12 +179,26 @@ describe('fact learning', () => {
     const outcome = await chat.harness.herald.learning.learn(chat.userId);
     expect(outcome.kind).toBe('not_yet');
   });
+  it('counts a pass whose model call fails, the next one that learns, and one with nothing new', async () => {
+    const count = (outcome: string) => learningCounter(chat, 'herald_learning_passes_total', { outcome });
+    const [failed, learned, nothing] = [await count('failed'), await count('learned'), await count('nothing_new')];
+    await say('I run every Tuesday');
+    // The agent model and its fallback both fail: the job fails (pg-boss retries it) and is counted.
+    chat.harness.anthropic.enqueue({ error: { status: 500 } });
+    await expect(pause({ error: { status: 500 } })).rejects.toThrow();
+    expect(await count('failed')).toBe(failed + 1);
+    // The next window reads the same message again.
+    expect((await pause(proposals([{ category: 'routine', subject: 'running', content: 'Runs every Tuesday', message: 1 }]))).outcome).toMatchObject({ kind: 'learned', stored: 1 });
+    expect(await count('learned')).toBe(learned + 1);
+    expect((await pause()).outcome.kind).toBe('nothing_new');
+    expect(await count('nothing_new')).toBe(nothing + 1);
+  });
 });
 
 describe('fact learning by the queue', () => {
   // The real clock and a short pause: the job pg-boss holds runs the pass by itself.
   const clock = new ManualClock(new Date());
-  const chat = textingUser({ clock, startAt: new Date().toISOString(), firstPhone: 7180, harness: { env: { FACT_LEARNING: 'on', FACT_LEARNING_DELAY_MS: '300' } } });
+  const chat = textingUser({ clock, startAt: new Date().toISOString(), firstPhone: 7180, harness: { env: { FACT_LEARNING: 'on', FACT_LEARNING_DELAY_MS: '300', METRICS_TOKEN: 'learning-metrics-token' } } });
 
   it('runs one pass once the conversation pauses, after the reply', async () => {
     // pg-boss runs the job by the database's clock; the pass then checks the pause by Herald's (this one, moved on below).
@@ -192,5 +213,9 @@ describe('fact learning by the queue', () => {
     }, 'a fact learned by the queued pass');
     expect(facts.map((fact) => [fact.content, fact.learned])).toEqual([['Drinks oat milk', true]]);
     expect(chat.harness.anthropic.requests.filter(isLearning)).toHaveLength(1);
+    // An operator sees passes and what they stored (the counters are the deployment's, so they only grow).
+    await eventually(async () => ((await learningCounter(chat, 'herald_learning_passes_total', { outcome: 'learned' })) >= 1 ? true : undefined), 'the pass counted');
+    expect(await learningCounter(chat, 'herald_facts_learned_total')).toBeGreaterThanOrEqual(1);
   });
+
 });
