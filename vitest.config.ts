@@ -18,6 +18,9 @@ export default defineConfig({
     // After each test: what a scripted fake answer threw, with its own message (test/fakes/fake-failures.ts).
     setupFiles: ['test/helpers/fake-failures-setup.ts'],
     pool: 'forks',
+    // Two files at a time even on two cores (Vitest's default is one fewer than the cores): most
+    // of a test's time is spent waiting on Postgres, the fakes and timers, not on the CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file gets its own database cloned from a migrated template, so files run in parallel.
