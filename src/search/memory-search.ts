@@ -162,11 +162,11 @@ export class MemorySearch {
          WHERE d.user_id = $1::uuid AND d.kind = ANY($3::text[]) AND d.tsv @@ query.${query} LIMIT $5)`;
     const { rows } = await this.pool.query<{ id: string; kind: MemoryKind }>(
       `WITH ${USER_CONFIGS},
-       query AS (SELECT herald_search.tsquery_or_agg(to_tsquery(c.config, $2)) AS q, herald_search.tsquery_or_agg(to_tsquery(c.config, $6)) AS q_all FROM configs c)
+       query AS (SELECT herald_search.tsquery_or_agg(to_tsquery(c.config, $2)) AS q${all ? ', herald_search.tsquery_or_agg(to_tsquery(c.config, $6)) AS q_all' : ''} FROM configs c)
        SELECT c.id, c.kind FROM (${all ? `${candidates('q_all')} UNION ALL ` : ''}${candidates('q')}) c, query
         GROUP BY c.id, c.kind
         ORDER BY max(ts_rank_cd(c.tsv, query.q, 1)) DESC, c.id LIMIT $4`,
-      [userId, any, kinds, PER_LEG, RANKED_CANDIDATES, all ?? any],
+      [userId, any, kinds, PER_LEG, RANKED_CANDIDATES, ...(all ? [all] : [])],
     );
     return rows;
   }
