@@ -2,7 +2,8 @@
  * Scenario benchmark (issues 3 and 7): a fixed set of conversations through the REAL
  * orchestrator (planner, executor, sub-agents with their real tools on Postgres,
  * PlanRun/StepRun rows) and the REAL Anthropic adapter, against the fake Anthropic server
- * on the default models (planner claude-sonnet-5-5, agents and composer claude-haiku-5-5).
+ * on the default models (planner claude-sonnet-5-5; light planner, agents and composer
+ * claude-haiku-5-5; the light planner plans greetings, questions, memory and lists).
  * The fake answers each call after a fixed latency, with a thinking block of a realistic
  * size, and reports prompt-cache reads and writes as the API does, so the cost column is
  * what the profiles' prices make of realistic usage.
@@ -248,7 +249,7 @@ export const scenariosBenchmark: Benchmark = {
     const rows: Array<Array<string | number>> = [];
     const checks: Check[] = [];
     const measured = new Map<string, Measured>();
-    const loneDays: Array<{ name: string; cost: number; reads: number; writes: number; writes1h: number; hours: number }> = [];
+    const loneDays: Array<{ name: string; cost: number; reads: number; writes: number; writes1h: number; handOffs: number; hours: number }> = [];
     const loneChoices: string[] = [];
     try {
       const users = new UserService(database.prisma, systemClock);
@@ -327,18 +328,27 @@ export const scenariosBenchmark: Benchmark = {
       }
       // A lone user's day at a realistic pace (issue 22): the typical day's 20 turns in a
       // shuffled order, 30 to 90 minutes apart, on a cold cache, with each caching choice.
-      const loneDay = async (name: string, wrap: (inner: ModelClient) => ModelClient, models = config.models) => {
+      // `handOffEvery`: every n-th action turn, the light planner first hands the message to the
+      // planner, to show what its hand-offs cost.
+      const loneDay = async (name: string, wrap: (inner: ModelClient) => ModelClient, models = config.models, handOffEvery = 0) => {
         fake.reset();
         const random = seededRandom(22);
         const order = shuffled(typicalDay.flatMap((entry) => Array<string>(entry.turns).fill(entry.scenario)), random);
         const user = await database.prisma.user.create({ data: { phone: `+1415${String(6_000_000 + phone++).padStart(7, '0')}`, name: 'Ana', timezone: 'Europe/London', updatedAt: new Date() } });
         const dayModel = new FallbackModel(wrap(new AnthropicModel({ apiKey: 'bench', baseUrl: fake.url, timeoutMs: 10_000, maxRetries: 0 })), logger);
         let cost = 0;
-        const usage = { reads: 0, writes: 0, writes1h: 0 };
+        let actions = 0;
+        const usage = { reads: 0, writes: 0, writes1h: 0, handOffs: 0 };
         for (const [index, scenarioName] of order.entries()) {
           if (index > 0) skippedMs += (30 + random() * 60) * 60_000;
-          const scenario = scenarios.find((candidate) => candidate.name === scenarioName)!;
+          let scenario = scenarios.find((candidate) => candidate.name === scenarioName)!;
+          const isAction = 'toolCalls' in scenario.script()[0]!;
+          if (isAction && handOffEvery > 0 && (actions += 1) % handOffEvery === 0) {
+            scenario = { ...scenario, script: () => [{ toolCalls: [{ name: 'hand_to_planner', input: { reason: 'needs care' } }] }, ...scenario.script()] };
+            usage.handOffs += 1;
+          }
           const outcome = await orchestrate(await prepareTurn(scenario, user.id), { ...deps(), model: dayModel, models });
+          if (fake.pending() !== 0) throw new Error(`${name}, ${scenario.name}: ${fake.pending()} scripted answer(s) unused (${outcome.failure?.message ?? outcome.status})`);
           cost += outcome.costUsd;
           usage.reads += outcome.usage.cacheReadTokens;
           usage.writes += outcome.usage.cacheWriteTokens;
@@ -349,7 +359,6 @@ export const scenariosBenchmark: Benchmark = {
       };
       const policy = new PromptCachePolicy(now);
       const fixed = (ttl: CacheTtl) => (inner: ModelClient): ModelClient => ({ generate: (request) => inner.generate({ ...request, cacheTtl: ttl }) });
-      const startedAt = skippedMs;
       const days = [];
       for (const [name, wrap] of [
         ['5-minute cache (before)', fixed('5m')],
@@ -361,12 +370,20 @@ export const scenariosBenchmark: Benchmark = {
         const day = await loneDay(name, wrap);
         days.push({ ...day, hours: (skippedMs - dayStart) / 3_600_000 });
       }
-      void startedAt;
-      // The same day with every plan made by the agents' model (MODEL_PLANNER=claude-haiku-5-5):
-      // what an operator trades for cost, shown, not chosen (the default planner stays Sonnet).
-      if (config.models.plannerLight) {
+      // The same day on other settings, to show what each trades (none of them the default):
+      // every action planned by Sonnet (as before the light planner took memory and lists), one
+      // in three everyday actions handed on by the light planner, and every plan by Haiku.
+      const measuredCaching = (inner: ModelClient) => new PromptCacheTtlModel(inner, new PromptCachePolicy(now));
+      const variants: Array<[string, typeof config.models, number]> = config.models.plannerLight
+        ? [
+            ['measured, MODEL_PLANNER_LIGHT_AGENTS=none (every action planned by Sonnet)', { ...config.models, plannerLight: { ...config.models.plannerLight, agents: [] } }, 0],
+            ['measured, 1 in 3 everyday actions handed to Sonnet', config.models, 3],
+            ['measured, MODEL_PLANNER=claude-haiku-5-5 (every plan by Haiku)', { ...config.models, planner: config.models.plannerLight }, 0],
+          ]
+        : [];
+      for (const [name, models, handOffEvery] of variants) {
         const dayStart = skippedMs;
-        const day = await loneDay('measured choice, MODEL_PLANNER=claude-haiku-5-5 (not the default)', (inner) => new PromptCacheTtlModel(inner, new PromptCachePolicy(now)), { ...config.models, planner: config.models.plannerLight });
+        const day = await loneDay(name, measuredCaching, models, handOffEvery);
         days.push({ ...day, hours: (skippedMs - dayStart) / 3_600_000 });
       }
       loneDays.push(...days);
@@ -391,10 +408,11 @@ export const scenariosBenchmark: Benchmark = {
 
     print('');
     print(`a lone user's day: the same 20 turns, shuffled, 30 to 90 minutes apart (${loneDays[0]?.hours.toFixed(1)} h), cache cold at the start, by caching choice`);
-    print(table(['caching', 'USD', 'cache read tok', 'cache write tok', 'of which 1 h'], loneDays.map((day) => [day.name, usd(day.cost), day.reads, day.writes, day.writes1h])));
+    print(table(['caching and settings', 'USD', 'cache read tok', 'cache write tok', 'of which 1 h', 'hand-offs'], loneDays.map((day) => [day.name, usd(day.cost), day.reads, day.writes, day.writes1h, day.handOffs])));
     print(`measured choice at the end of the day, per prefix: ${loneChoices.join('; ')}`);
     const chosen = loneDays.find((day) => day.name === 'measured choice (PromptCachePolicy)');
-    const best = Math.min(...loneDays.filter((day) => !day.name.startsWith('measured')).map((day) => day.cost));
+    const fixedChoices = loneDays.filter((day) => ['5-minute cache (before)', '1-hour cache always', 'no cache marker'].includes(day.name));
+    const best = Math.min(...fixedChoices.map((day) => day.cost));
     if (chosen) {
       checks.push({ name: "lone user's day, 30-90 min apart (measured caching)", target: `< $${DAY_TARGET_USD}`, measured: usd(chosen.cost), pass: chosen.cost < DAY_TARGET_USD, kind: 'target' });
       checks.push({ name: "lone user's day: measured caching vs the best fixed choice", target: '≤ best + 10%', measured: `${usd(chosen.cost)} vs ${usd(best)}`, pass: chosen.cost <= best * 1.1, kind: 'target' });

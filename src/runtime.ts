@@ -19,6 +19,7 @@ import { confirmationAnswer } from './turns/answers/confirmation-answer.js';
 import { choiceAnswer } from './turns/answers/choice-answer.js';
 import { reminderReplyAnswer } from './turns/answers/reminder-reply-answer.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
+import { checkLightPlannerAgents } from './orchestrator/planner-choice.js';
 import { PrismaPlanStore } from './orchestrator/plan-store.js';
 import { PrismaToolCallKeys } from './tool-calls/tool-call-keys.js';
 import { FactService } from './memory/fact-service.js';
@@ -343,6 +344,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     tracing,
     webSearch: config.webSearch,
   };
+  checkLightPlannerAgents(config.models, orchestratorDeps.registry);
   // A held action names its agent and tool; YES (or a pick from "Which one?") runs that tool with the stored arguments.
   const actions = new ActionRunner(
     (agent, tool) =>

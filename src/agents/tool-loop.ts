@@ -47,6 +47,8 @@ export type ToolLoopStop =
   | 'repeated_invalid_input'
   /** The finishing tool was called with invalid input more often than allowed. */
   | 'invalid_finish'
+  /** The model called the hand-off tool with valid input: the request is someone else's. */
+  | 'handed_off'
   /** Too many model calls. */
   | 'iteration_limit';
 
@@ -57,6 +59,8 @@ export interface ToolLoopResult {
   finish?: unknown;
   /** Why the last finishing call was rejected, when `stop` is "invalid_finish". */
   finishError?: string;
+  /** The hand-off tool's validated input, when `stop` is "handed_off". */
+  handOff?: unknown;
   /** What was wrong with the input the model repeated, when `stop` is "repeated_invalid_input". */
   inputError?: string;
   text: string;
@@ -75,6 +79,12 @@ export interface ToolLoopOptions {
   tools: ToolDefinition[];
   /** A tool that ends the loop when called with valid input (its input is the result). */
   finishTool?: ToolDefinition;
+  /**
+   * A tool that gives the request to someone else (the light planner's hand-off to the
+   * planner): called with valid input, it ends the loop at once and nothing else in that
+   * response runs. Invalid input goes back to the model like any tool's.
+   */
+  handOffTool?: ToolDefinition;
   /** How many invalid finishing calls are sent back for correction before giving up (default: no limit). */
   maxFinishRejections?: number;
   toolContext: ToolContext;
@@ -104,6 +114,7 @@ export interface ToolLoopOptions {
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   if (options.finishTool) byName.set(options.finishTool.name, options.finishTool);
+  if (options.handOffTool) byName.set(options.handOffTool.name, options.handOffTool);
   const specs = [...byName.values()].map(toolSpecOf);
   const messages = [...options.messages];
   const progress: ToolLoopProgress = options.progress ?? { toolCalls: [], usage: emptyUsage(), modelCalls: 0 };
@@ -141,6 +152,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       continue;
     }
     if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls, sources };
+    const handOff = handOffIn(calls, options.handOffTool);
+    if (handOff) return { stop: 'handed_off', handOff: handOff.input, text, toolCalls, usage, modelCalls, sources };
 
     const signatureOf = (call: { name: string; input: unknown }) => `${call.name}:${stableJson(call.input)}`;
     const signatures = new Set(calls.map(signatureOf));
@@ -161,6 +174,14 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     // so a report written alongside its actions is checked against their outcomes.
     for (const call of calls) {
       if (call.name === options.finishTool?.name) continue;
+      if (call.name === options.handOffTool?.name) {
+        // Valid input ended the loop above, so this input was invalid.
+        const parsed = options.handOffTool.inputSchema.safeParse(call.input);
+        const refusal = parsed.success ? 'Hand off only once.' : `Invalid input: ${describeValidationError(parsed.error)}. Call ${call.name} again with corrected input.`;
+        previousInvalid.set(signatureOf(call), refusal);
+        results.push({ type: 'tool_result', toolUseId: call.id, content: refusal, isError: true });
+        continue;
+      }
       const occurrence = occurrences.get(signatureOf(call)) ?? 0;
       occurrences.set(signatureOf(call), occurrence + 1);
       const outcome = await runOne(byName.get(call.name), call.name, call.input, occurrence, options);
@@ -193,6 +214,17 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     messages.push({ role: 'user', content: results });
   }
   return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls, sources };
+}
+
+/** The first call of the hand-off tool with valid input, parsed. */
+function handOffIn(calls: Array<{ name: string; input: unknown }>, tool: ToolDefinition | undefined): { input: unknown } | undefined {
+  if (!tool) return undefined;
+  for (const call of calls) {
+    if (call.name !== tool.name) continue;
+    const parsed = tool.inputSchema.safeParse(call.input);
+    if (parsed.success) return { input: parsed.data };
+  }
+  return undefined;
 }
 
 async function runOne(

@@ -97,6 +97,7 @@ function toConfig(environment: Environment) {
               name: environment.MODEL_PLANNER_LIGHT,
               fallbacks: environment.MODEL_PLANNER_LIGHT_FALLBACK ?? defaultFallbacks(environment.MODEL_PLANNER_LIGHT),
               effort: environment.MODEL_PLANNER_EFFORT,
+              agents: environment.MODEL_PLANNER_LIGHT_AGENTS,
             },
       agent: {
         name: environment.MODEL_AGENT,

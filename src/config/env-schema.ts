@@ -184,6 +184,10 @@ export const environmentSchema = z
     MODEL_PLANNER_LIGHT: withDefault('claude-haiku-5-5'),
     MODEL_PLANNER_FALLBACK: modelList,
     MODEL_PLANNER_LIGHT_FALLBACK: modelList,
+    // Agents whose requests the light planner plans; "none": only messages that point to no agent.
+    MODEL_PLANNER_LIGHT_AGENTS: withDefault('memory-agent,list-agent').transform((value) =>
+      value.toLowerCase() === 'none' ? [] : value.split(',').map((name) => name.trim()).filter(Boolean),
+    ),
     MODEL_AGENT_FALLBACK: modelList,
     MODEL_COMPOSER_FALLBACK: modelList,
     MODEL_PLANNER_EFFORT: effort('medium'),

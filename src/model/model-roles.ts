@@ -10,15 +10,26 @@ export interface RoleModel {
   effort?: Effort | undefined;
 }
 
+/** The light planner: a cheaper model for everyday messages, and the agents it plans for. */
+export interface LightPlannerRole extends RoleModel {
+  /**
+   * The agents whose requests it plans (MODEL_PLANNER_LIGHT_AGENTS): a message whose wording
+   * points only to these, or to no agent at all, is its to plan. Any other agent in the wording
+   * sends the message to the planner.
+   */
+  agents: readonly string[];
+}
+
 /** Every role's model. */
 export interface ModelRoles {
   planner: RoleModel;
   /**
-   * Plans messages whose wording points to no agent (greetings, questions, small talk),
-   * which are mostly answered directly: a cheaper model for the commonest turns. It can
-   * still make a plan; replanning always uses `planner`. Absent: `planner` does it all.
+   * Plans everyday messages: greetings, questions, small talk, and requests for the agents it
+   * is given (remember this, add that to a list), most of them answered directly or in one
+   * step. A cheaper model for the commonest turns; it hands anything harder to `planner`, and
+   * replanning always uses `planner`. Absent: `planner` does it all.
    */
-  plannerLight?: RoleModel | undefined;
+  plannerLight?: LightPlannerRole | undefined;
   agent: RoleModel;
   composer: RoleModel;
 }

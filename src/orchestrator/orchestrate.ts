@@ -18,6 +18,7 @@ import { resumedSteps } from './plan-questions.js';
 import type { ExecutionPlan } from './plan-state.js';
 import { WriteBehindPlanStore, type PlanStore } from './plan-store.js';
 import { planRound, type PlannerDependencies, type PlanningOutcome } from './planner.js';
+import { choosePlanner, planFirstRound } from './planner-choice.js';
 import { routeByPatterns, routingHintsSection, withSubjectHint } from './pre-router.js';
 import { resumingRequest } from './prompts/planner-prompt.js';
 import { subjectSection } from './prompts/user-sections.js';
@@ -166,16 +167,15 @@ export async function orchestrate(
   };
   try {
     const hints = withSubjectHint(routeByPatterns(context.message.text, deps.registry), context.subject);
-    // Wording that points to no agent is mostly answered directly: a cheaper model plans it.
-    // Photos and PDFs (an invitation to read, a receipt to list) go to the planner itself.
-    const planner = hints.length === 0 && !context.resume && !context.message.media?.length && deps.models.plannerLight ? deps.models.plannerLight : deps.models.planner;
-    logger.debug({ planner: planner.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
+    // Everyday wording is planned by a cheaper model, which hands anything harder on.
+    const choice = choosePlanner(context, hints, deps.models);
+    logger.debug({ planner: choice.model.name, hints: hints.map((hint) => hint.agent), resuming: context.resume?.planId }, 'planning');
     const kept = context.resume ? resumedSteps(context.resume) : [];
     const stepsAllowed = deps.limits.maxPlanSteps - kept.filter((step) => step.status === 'completed').length;
     const turnSections = [routingHintsSection(hints), subjectSection(context.subject, context.user.timezone)];
     const tracing = deps.tracing ?? noopTracing;
-    const planning: PlanningOutcome = await tracing.span('herald.plan', { attributes: { 'herald.planner.model': planner.name, 'herald.plan.hints': hints.length } }, async (span) => {
-      const round = await planRound(context, { ...plannerDeps, plannerModel: planner }, {
+    const planning: PlanningOutcome = await tracing.span('herald.plan', { attributes: { 'herald.planner.model': choice.model.name, 'herald.plan.hints': hints.length } }, async (span) => {
+      const round = await planFirstRound(context, choice, plannerDeps, {
         signal,
         stepsAllowed: Math.max(1, stepsAllowed),
         turnSections,
@@ -191,8 +191,8 @@ export async function orchestrate(
               knownStepIds: kept.filter((step) => step.status === 'completed').map((step) => step.id),
             }
           : {}),
-      });
-      span.setAttributes({ 'herald.plan.outcome': round.kind });
+      }, { logger, planId });
+      span.setAttributes({ 'herald.plan.outcome': round.kind, 'herald.plan.handed_off': round.handedOff });
       return round;
     });
     if (planning.kind === 'direct') {

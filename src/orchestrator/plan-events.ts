@@ -2,7 +2,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ExecutionPlan, PlanStep, StepResult } from './plan-state.js';
 
 /** Plan transitions, as structured events (NFR-2). */
-export type PlanEvent = 'plan_created' | 'plan_replanned' | 'plan_completed' | 'plan_failed' | 'plan_timeout' | 'plan_needs_clarification' | 'plan_answered_directly';
+export type PlanEvent = 'plan_created' | 'plan_replanned' | 'plan_completed' | 'plan_failed' | 'plan_timeout' | 'plan_needs_clarification' | 'plan_answered_directly' | 'plan_handed_off';
 
 /** Step transitions. */
 export type StepEvent = 'step_started' | 'step_completed' | 'step_failed' | 'step_retrying' | 'step_skipped';
@@ -29,6 +29,7 @@ const statusOf: Record<PlanEvent, string> = {
   plan_timeout: 'timed_out',
   plan_needs_clarification: 'needs_clarification',
   plan_answered_directly: 'answered_directly',
+  plan_handed_off: 'planning',
 };
 
 /** Logs a step transition with plan id, step id, agent, status, retry count, duration and tokens. */

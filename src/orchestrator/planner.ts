@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { runToolLoop } from '../agents/tool-loop.js';
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
@@ -53,6 +54,12 @@ export type PlanningOutcome =
   | { kind: 'plan'; plan: Plan; sources?: WebSource[] }
   | { kind: 'invalid'; error: string };
 
+/** The light planner judged the message the planner's (`hand_to_planner`). */
+export interface HandedOff {
+  kind: 'handed_off';
+  reason: string;
+}
+
 /**
  * The planner: one model call (more only when it resolves dates first) with the composed
  * system prompt, the conversation window, the utility tools and `create_plan`. Text with
@@ -62,6 +69,17 @@ export type PlanningOutcome =
  * the round fails.
  */
 export async function planRound(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest): Promise<PlanningOutcome> {
+  const outcome = await planningLoop(context, deps, request, false);
+  // Not offered the hand-off tool, the model cannot call it: the loop refuses unknown tools.
+  return outcome.kind === 'handed_off' ? { kind: 'invalid', error: 'the planner handed the message on' } : outcome;
+}
+
+/** The light planner's round: as {@link planRound}, and it may hand the message to the planner instead. */
+export async function lightPlanRound(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest): Promise<PlanningOutcome | HandedOff> {
+  return planningLoop(context, deps, request, true);
+}
+
+async function planningLoop(context: OrchestratorContext, deps: PlannerDependencies, request: PlanningRequest, handOff: boolean): Promise<PlanningOutcome | HandedOff> {
   const createPlan = createPlanTool(deps.registry, request.stepsAllowed, request.knownStepIds ?? [], (context.message.media ?? []).map((attachment) => attachment.id));
   const serverTools = serverToolsFor(deps.web, { untrustedTextSeen: request.untrustedTextSeen === true });
   const stable = [planningInstructions(deps.maxPlanSteps), agentDescriptionsSection(deps.registry)];
@@ -86,6 +104,7 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
     messages,
     tools: [...utilityTools] as ToolDefinition[],
     finishTool: createPlan,
+    ...(handOff ? { handOffTool: handToPlannerTool } : {}),
     maxFinishRejections: 1,
     toolContext: { userId: context.user.id, timezone: context.user.timezone, clock: deps.clock, logger: deps.logger, signal: request.signal },
     maxIterations: deps.maxIterations,
@@ -94,6 +113,8 @@ export async function planRound(context: OrchestratorContext, deps: PlannerDepen
   switch (loop.stop) {
     case 'finished':
       return { kind: 'plan', plan: loop.finish as Plan, sources: loop.sources };
+    case 'handed_off':
+      return { kind: 'handed_off', reason: handToPlannerTool.inputSchema.parse(loop.handOff).reason };
     case 'text':
       return loop.text ? { kind: 'direct', reply: loop.text, sources: loop.sources } : { kind: 'invalid', error: 'the planner answered with nothing' };
     case 'invalid_finish':
@@ -144,6 +165,23 @@ function createPlanTool(registry: AgentRegistry, stepsAllowed: number, knownStep
     run: async () => ({ isError: false, output: 'Plan accepted.' }),
   });
 }
+
+/**
+ * `hand_to_planner`, offered to the light planner only: the message goes to the planner, which
+ * plans it from the start. Its description is the whole rule of what the light planner keeps.
+ */
+const handToPlannerTool = defineTool({
+  name: 'hand_to_planner',
+  description:
+    'Give this message to Herald\'s senior planner instead of answering or planning it yourself. Call it, alone, when the message needs care: ' +
+    'several steps where one needs another\'s result; a date or time that is unclear or depends on something you must work out; anything ' +
+    'sent to, shared with or arranged with other people; deleting or changing many things at once; a request you are not sure you ' +
+    'understood; or a question you cannot answer well. Do not call it for greetings, thanks, small talk, questions <user_memory> answers, ' +
+    'or plain requests to remember something, note something, or change a list: plan or answer those yourself.',
+  mutates: false,
+  inputSchema: z.object({ reason: z.string().trim().min(1).max(300).describe('Why the senior planner should take it, in a few words.') }).strict(),
+  run: async () => ({ isError: false, output: 'Handed to the planner.' }),
+});
 
 /** Appends the replanning request to the user's message (the API wants alternating turns). */
 function withReplanning(messages: ModelMessage[], replanning: string | undefined): ModelMessage[] {

@@ -133,6 +133,8 @@ describe('today\'s models, real model behaviour', () => {
 
   it('logs each turn\'s tokens per model (input, cache read, cache write, output) and its cost in USD', async () => {
     harness.anthropic.enqueue(
+      // The light planner (Haiku) hands the message to the planner (Sonnet): two models in one turn.
+      { toolCalls: [{ name: 'hand_to_planner', input: { reason: 'test' } }], usage: { input_tokens: 500, output_tokens: 20 } },
       plan('memory-agent', 'Save: the user likes jazz (category interests, subject "music").'),
       { toolCalls: [{ name: 'remember_fact', input: { category: 'interests', subject: 'music', content: 'Likes jazz' } }], usage: { input_tokens: 1000, output_tokens: 100 } },
       { toolCalls: [{ name: 'complete_step', input: { summary: 'Saved', reply: 'Jazz it is.', created: [{ description: 'Likes jazz' }] } }], usage: { input_tokens: 2000, output_tokens: 50, cache_read_input_tokens: 0 } },
@@ -143,10 +145,10 @@ describe('today\'s models, real model behaviour', () => {
     expect(finished).toHaveLength(1);
     const event = finished[0]! as unknown as { models: Array<Record<string, number | string>>; costUsd: number };
     const haiku = event.models.find((line) => line.model === 'claude-haiku-5-5')!;
-    expect(haiku).toMatchObject({ calls: 2, inputTokens: 3000, outputTokens: 150 });
+    expect(haiku).toMatchObject({ calls: 3, inputTokens: 3500, outputTokens: 170 });
     // Haiku 5.5: $0.10 per million input tokens, $0.50 per million output, cache writes $0.125 and reads $0.01
     // (memory-agent's prompt is long enough to be cached).
-    expect(haiku.costUsd).toBeCloseTo(3000 * 0.1e-6 + 150 * 0.5e-6 + Number(haiku.cacheWriteTokens) * 0.125e-6 + Number(haiku.cacheReadTokens) * 0.01e-6, 6);
+    expect(haiku.costUsd).toBeCloseTo(3500 * 0.1e-6 + 170 * 0.5e-6 + Number(haiku.cacheWriteTokens) * 0.125e-6 + Number(haiku.cacheReadTokens) * 0.01e-6, 6);
     const sonnet = event.models.find((line) => line.model === 'claude-sonnet-5-5')!;
     expect(sonnet).toMatchObject({ calls: 1, inputTokens: expect.any(Number), cacheReadTokens: expect.any(Number), cacheWriteTokens: expect.any(Number) });
     // Each line and the total are rounded to the micro-dollar on their own: they may differ by one.

@@ -71,13 +71,14 @@ describe('traces of a turn', () => {
     expect(one('herald.context').parentSpanId).toBe(turn.spanId);
     const plan = one('herald.plan');
     expect(plan.parentSpanId).toBe(turn.spanId);
-    expect(plan.attributes).toMatchObject({ 'herald.plan.outcome': 'plan' });
+    expect(plan.attributes).toMatchObject({ 'herald.plan.outcome': 'plan', 'herald.planner.model': 'claude-haiku-5-5', 'herald.plan.handed_off': false });
     const step = one('herald.step');
     expect(step.attributes).toMatchObject({ 'herald.step.id': 'step_1', 'gen_ai.agent.name': 'memory-agent', 'herald.step.success': true });
 
     const chats = spans.filter((span) => span.name.startsWith('chat '));
     expect(chats.map((chat) => [chat.name, chat.parentSpanId])).toEqual([
-      ['chat claude-sonnet-5-5', plan.spanId],
+      // A memory request: the light planner (Haiku) plans it.
+      ['chat claude-haiku-5-5', plan.spanId],
       ['chat claude-haiku-5-5', step.spanId],
     ]);
     for (const chat of chats) {

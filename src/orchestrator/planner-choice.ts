@@ -1,0 +1,60 @@
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { OrchestratorContext } from '../context/orchestrator-context.js';
+import type { Logger } from '../logging/logger.js';
+import type { ModelRoles, RoleModel } from '../model/model-roles.js';
+import { ConfigurationError } from '../shared/errors.js';
+import { logPlanEvent } from './plan-events.js';
+import { lightPlanRound, planRound, type PlannerDependencies, type PlanningOutcome, type PlanningRequest } from './planner.js';
+import type { RoutingHint } from './pre-router.js';
+
+/**
+ * Start-up check: MODEL_PLANNER_LIGHT_AGENTS names only agents Herald has, so a typo cannot
+ * silently send every request to the planner.
+ */
+export function checkLightPlannerAgents(models: Pick<ModelRoles, 'plannerLight'>, registry: AgentRegistry): void {
+  const unknown = (models.plannerLight?.agents ?? []).filter((name) => !registry.get(name));
+  if (unknown.length === 0) return;
+  const known = registry.list().map((agent) => agent.name);
+  throw new ConfigurationError(`MODEL_PLANNER_LIGHT_AGENTS names ${unknown.map((name) => `"${name}"`).join(', ')}, which Herald does not have; use some of: ${known.join(', ')} (or "none")`);
+}
+
+/** Which model plans a message; `light` when it is the light planner, which may hand it on. */
+export interface PlannerChoice {
+  model: RoleModel;
+  light: boolean;
+}
+
+/**
+ * The light planner takes a new message with no attachments whose wording points to no agent, or
+ * only to agents it is given (MODEL_PLANNER_LIGHT_AGENTS: memory and lists by default, whose
+ * requests touch nothing but the user's own data). Everything else is the planner's: another
+ * agent in the wording (reminders, calendar, mail, contacts, pages), photos and PDFs to read, an
+ * answer to Herald's question, and every replan.
+ */
+export function choosePlanner(context: OrchestratorContext, hints: RoutingHint[], models: Pick<ModelRoles, 'planner' | 'plannerLight'>): PlannerChoice {
+  const light = models.plannerLight;
+  if (!light || context.resume || (context.message.media?.length ?? 0) > 0) return { model: models.planner, light: false };
+  if (!hints.every((hint) => light.agents.includes(hint.agent))) return { model: models.planner, light: false };
+  return { model: light, light: true };
+}
+
+/**
+ * The first planning round: the chosen planner plans; when the light planner hands the message
+ * on (`hand_to_planner`), the planner plans it from the start, with the same request. The turn
+ * pays one small call for the hand-off; its budget counts both.
+ */
+export async function planFirstRound(
+  context: OrchestratorContext,
+  choice: PlannerChoice,
+  deps: PlannerDependencies,
+  request: PlanningRequest,
+  log: { logger: Logger; planId: string },
+): Promise<PlanningOutcome & { handedOff: boolean }> {
+  if (!choice.light) return { ...(await planRound(context, { ...deps, plannerModel: choice.model }, request)), handedOff: false };
+  const first = await lightPlanRound(context, { ...deps, plannerModel: choice.model }, request);
+  if (first.kind !== 'handed_off') return { ...first, handedOff: false };
+  // The reason is the model's words about the message: debug only, like the message itself.
+  log.logger.debug({ reason: first.reason }, 'light planner handed the message on');
+  logPlanEvent(log.logger, 'plan_handed_off', { id: log.planId }, { from: choice.model.name, to: deps.plannerModel.name });
+  return { ...(await planRound(context, deps, request)), handedOff: true };
+}
