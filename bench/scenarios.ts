@@ -341,10 +341,11 @@ export const scenariosBenchmark: Benchmark = {
         const usage = { reads: 0, writes: 0, writes1h: 0, handOffs: 0 };
         for (const [index, scenarioName] of order.entries()) {
           if (index > 0) skippedMs += (30 + random() * 60) * 60_000;
-          let scenario = scenarios.find((candidate) => candidate.name === scenarioName)!;
-          const isAction = 'toolCalls' in scenario.script()[0]!;
+          const base = scenarios.find((candidate) => candidate.name === scenarioName)!;
+          let scenario = base;
+          const isAction = 'toolCalls' in base.script()[0]!;
           if (isAction && handOffEvery > 0 && (actions += 1) % handOffEvery === 0) {
-            scenario = { ...scenario, script: () => [{ toolCalls: [{ name: 'hand_to_planner', input: { reason: 'needs care' } }] }, ...scenario.script()] };
+            scenario = { ...base, script: () => [{ toolCalls: [{ name: 'hand_to_planner', input: { reason: 'needs care' } }] }, ...base.script()] };
             usage.handOffs += 1;
           }
           const outcome = await orchestrate(await prepareTurn(scenario, user.id), { ...deps(), model: dayModel, models });

@@ -26,15 +26,20 @@ export interface PlannerChoice {
 
 /**
  * The light planner takes a new message with no attachments whose wording points to no agent, or
- * only to agents it is given (MODEL_PLANNER_LIGHT_AGENTS: memory and lists by default, whose
- * requests touch nothing but the user's own data). Everything else is the planner's: another
- * agent in the wording (reminders, calendar, mail, contacts, pages), photos and PDFs to read, an
- * answer to Herald's question, and every replan.
+ * points more strongly to its agents (MODEL_PLANNER_LIGHT_AGENTS: memory and lists by default,
+ * whose requests touch nothing but the user's own data) than to any other: more of their trigger
+ * phrases. "Remember that I don't like early meetings" is memory's ("remember", "i don't like")
+ * more than the calendar's ("meetings"); "add the dentist appointment" is as much the calendar's
+ * as a list's, so the planner takes it. Everything else is the planner's: wording mainly for
+ * another agent, photos and PDFs to read, an answer to Herald's question, a reply to a reminder,
+ * and every replan.
  */
 export function choosePlanner(context: OrchestratorContext, hints: RoutingHint[], models: Pick<ModelRoles, 'planner' | 'plannerLight'>): PlannerChoice {
   const light = models.plannerLight;
-  if (!light || context.resume || (context.message.media?.length ?? 0) > 0) return { model: models.planner, light: false };
-  if (!hints.every((hint) => light.agents.includes(hint.agent))) return { model: models.planner, light: false };
+  // A reply to a reminder just delivered is most likely about it: the scheduler's, with the planner.
+  if (!light || context.resume || context.subject?.kind === 'reminder' || (context.message.media?.length ?? 0) > 0) return { model: models.planner, light: false };
+  const strongest = (ofLight: boolean) => Math.max(0, ...hints.filter((hint) => light.agents.includes(hint.agent) === ofLight).map((hint) => hint.matched.length));
+  if (hints.length > 0 && strongest(true) <= strongest(false)) return { model: models.planner, light: false };
   return { model: light, light: true };
 }
 

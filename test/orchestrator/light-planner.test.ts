@@ -47,12 +47,29 @@ describe('the light planner plans everyday messages', () => {
     expect(plannerModels(model)).toEqual(['planner:small-planner']);
   });
 
-  it('sends wording that points to another agent to the planner, which is not offered the hand-off', async () => {
+  it('sends wording that points as much to another agent to the planner, which is not offered the hand-off', async () => {
     const model = new ScriptedModel([say('Nothing found.')]);
+    // "note" for notes-agent, "look up" for lookup-agent: as much one as the other.
     await orchestrate(makeContext({ text: 'note this and look up the plumber' }), { ...makeDeps({ model }), models });
 
     expect(plannerModels(model)).toEqual(['planner:big-planner']);
     expect(toolNames(model.calls[0]!)).not.toContain('hand_to_planner');
+  });
+
+  it('keeps wording that points more strongly to its agents than to another', async () => {
+    const model = new ScriptedModel([say('Which plumber?')]);
+    // "note" and "jot down" for notes-agent against "find" for lookup-agent.
+    await orchestrate(makeContext({ text: 'note this, jot down what you find about the plumber' }), { ...makeDeps({ model }), models });
+
+    expect(plannerModels(model)).toEqual(['planner:small-planner']);
+  });
+
+  it('sends a reply to a reminder just delivered to the planner, whatever its wording', async () => {
+    const model = new ScriptedModel([say('Done.')]);
+    const subject = { kind: 'reminder' as const, reminderId: 'rem_1', dueAt: new Date('2026-01-28T18:00:00Z'), text: 'Call mom', message: 'Reminder: call mom', sentAt: new Date('2026-01-28T18:00:00Z'), quoted: false };
+    await orchestrate({ ...makeContext({ text: 'note that, write down the plumber' }), subject }, { ...makeDeps({ model }), models });
+
+    expect(plannerModels(model)).toEqual(['planner:big-planner']);
   });
 
   it('sends a message with a photo (to be read) to the planner', async () => {
