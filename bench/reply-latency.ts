@@ -86,11 +86,13 @@ function partAnswer(part: Part, writesReply: boolean): Scripted {
 }
 
 /** What the model answers, by who asks: the planner by the message, an agent by its task, the composer. */
-function answerFor(request: RecordedAnthropicRequest): Scripted {
+function answerFor(request: RecordedAnthropicRequest, plannedBy: Map<string, string>): Scripted {
   if (plannerRequest(request)) {
     // The longest message the request holds: one scenario's message begins another's.
     const scenario = scenarios.filter((candidate) => request.lastUserText().includes(candidate.message)).sort((left, right) => right.message.length - left.message.length)[0];
     if (!scenario) throw new Error(`no scenario for "${request.lastUserText().slice(0, 80)}"`);
+    // Which model planned it (the light planner or the planner), for the model floor.
+    plannedBy.set(scenario.name, String(request.body.model));
     return planAnswer(scenario);
   }
   if (composerRequest(request)) {
@@ -106,9 +108,9 @@ function answerFor(request: RecordedAnthropicRequest): Scripted {
 const delayOf = (timings: Record<string, ModelTiming>, model: string, scripted: Scripted) => answerDelayMs(timings, model, outputTokensOf({ ...scripted.answer, thinking: scripted.thinking }));
 
 /** The fake's answer after as long as the model would take to write it. */
-function timedAnswer(timings: Record<string, ModelTiming>): (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse {
+function timedAnswer(timings: Record<string, ModelTiming>, plannedBy: Map<string, string>): (request: RecordedAnthropicRequest) => ScriptedAnthropicResponse {
   return (request) => {
-    const scripted = answerFor(request);
+    const scripted = answerFor(request, plannedBy);
     return { delayMs: delayOf(timings, String(request.body.model), scripted), then: { ...scripted.answer, thinking: scripted.thinking } };
   };
 }
@@ -202,7 +204,8 @@ export async function replyLatency({ postgres, logger, print }: Pick<BenchmarkCo
   const info = await postgres.createMigratedDatabase('latency', logger);
   const database = connectDatabase(info.url, 10);
   const [fakeTwilio, fakeAnthropic] = await Promise.all([FakeTwilioServer.start(), FakeAnthropicServer.start()]);
-  fakeAnthropic.setFallback(timedAnswer(timings));
+  const plannedBy = new Map<string, string>();
+  fakeAnthropic.setFallback(timedAnswer(timings, plannedBy));
   const users = { next: 0 };
   const checks: Check[] = [];
   try {
@@ -211,15 +214,15 @@ export async function replyLatency({ postgres, logger, print }: Pick<BenchmarkCo
     const failures = [...sequential.failures, ...parallel.failures];
     checks.push({ name: 'reply time: every turn got its expected reply', target: 'all', measured: failures.length === 0 ? 'all' : failures.slice(0, 3).join('; '), pass: failures.length === 0, kind: 'correctness' });
     const one = parallel.results.get('one step')!.p50;
-    const models = { planner: config.models.planner.name, agent: config.models.agent.name, composer: config.models.composer.name };
-    const oneFloor = modelFloorMs(scenarios[0]!, true, timings, models);
+    const models = (scenario: LatencyScenario) => ({ planner: plannedBy.get(scenario.name) ?? config.models.planner.name, agent: config.models.agent.name, composer: config.models.composer.name });
+    const oneFloor = modelFloorMs(scenarios[0]!, true, timings, models(scenarios[0]!));
     const rows = scenarios.map((scenario) => {
       const seq = sequential.results.get(scenario.name)!;
       const par = parallel.results.get(scenario.name)!;
-      const floor = modelFloorMs(scenario, true, timings, models);
-      return [scenario.name, scenario.parts.length, ms(seq.p50), ms(seq.p95), ms(par.p50), ms(par.p95), `${(par.p50 / one).toFixed(2)}×`, ms(floor), `${(floor / oneFloor).toFixed(2)}×`, percent(seq.withoutComposer), percent(par.withoutComposer)];
+      const floor = modelFloorMs(scenario, true, timings, models(scenario));
+      return [scenario.name, plannedBy.get(scenario.name) ?? '-', scenario.parts.length, ms(seq.p50), ms(seq.p95), ms(par.p50), ms(par.p95), `${(par.p50 / one).toFixed(2)}×`, ms(floor), `${(floor / oneFloor).toFixed(2)}×`, percent(seq.withoutComposer), percent(par.withoutComposer)];
     });
-    print(table(['scenario', 'steps', 'one at a time p50 ms', 'p95', 'at once p50 ms', 'p95', 'at once / one step', 'model floor ms', 'floor / one step', 'no composer (one at a time)', 'no composer (at once)'], rows));
+    print(table(['scenario', 'planned by', 'steps', 'one at a time p50 ms', 'p95', 'at once p50 ms', 'p95', 'at once / one step', 'model floor ms', 'floor / one step', 'no composer (one at a time)', 'no composer (at once)'], rows));
     print('model floor = the model\'s own time on the critical path at once (plan, longest step, composer if any): a longer plan takes the planner longer to write');
     for (const [name, target] of [['two independent steps', TWO_STEPS_TARGET], ['three independent steps', THREE_STEPS_TARGET]] as const) {
       const ratio = parallel.results.get(name)!.p50 / one;
