@@ -342,6 +342,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger: logger.child({ component: 'orchestrator' }),
     limits: config.limits,
     tracing,
+    onPlanned: (planner) => metrics.plan(planner),
     webSearch: config.webSearch,
   };
   checkLightPlannerAgents(config.models, orchestratorDeps.registry);

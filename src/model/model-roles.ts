@@ -14,8 +14,8 @@ export interface RoleModel {
 export interface LightPlannerRole extends RoleModel {
   /**
    * The agents whose requests it plans (MODEL_PLANNER_LIGHT_AGENTS): a message whose wording
-   * points only to these, or to no agent at all, is its to plan. Any other agent in the wording
-   * sends the message to the planner.
+   * points to no agent, or more strongly to these than to any other, is its to plan
+   * (src/orchestrator/planner-choice.ts).
    */
   agents: readonly string[];
 }

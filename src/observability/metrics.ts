@@ -40,6 +40,11 @@ export interface HeraldMetrics {
   outboxSend(channel: ChannelLabel, status: OutboxSendStatus, errorCode?: number): void;
   /** Lapsed turn leases this instance took over (an instance died mid-turn). */
   leaseTakeovers(count: number): void;
+  /**
+   * A message planned (its first planning round): by the light planner (light), by the light
+   * planner handing it to the planner (handed_off), or by the planner from the start (planner).
+   */
+  plan(planner: PlannerLabel): void;
   /** A question Herald asked (a YES/NO confirmation, a "which one?" choice, a clarification) and what became of it. */
   question(kind: QuestionKindLabel, outcome: QuestionOutcomeLabel): void;
   /** The Prometheus text exposition of everything, scrape-time gauges included. */
@@ -51,6 +56,7 @@ export type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'refused';
 /** replied; apology (a reply that says something failed); refused_budget / refused_access; recovery (handed to another attempt); ignored (opted out, or a silent keyword). */
 export type TurnOutcomeLabel = 'replied' | 'apology' | 'refused_budget' | 'refused_access' | 'recovery' | 'ignored';
 export type OutboxSendStatus = 'sent' | 'retrying' | 'failed';
+export type PlannerLabel = 'light' | 'handed_off' | 'planner';
 export type QuestionKindLabel = 'confirmation' | 'choice' | 'clarification';
 /** asked (staged with a reply); answered (YES, a pick, or the answer to a clarification, acted on); failed (acted on, something failed); declined (NO); dropped (the user moved on); expired. */
 export type QuestionOutcomeLabel = 'asked' | 'answered' | 'failed' | 'declined' | 'dropped' | 'expired';
@@ -122,6 +128,7 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
   const factsLearned = new Counter({ name: 'herald_facts_learned_total', help: 'Facts stored by background learning (new or updated).', registers });
   const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
   const takeovers = new Counter({ name: 'herald_turn_lease_takeovers_total', help: 'Lapsed turn leases taken over by this instance (another instance stopped mid-turn).', registers });
+  const plans = new Counter({ name: 'herald_plans_total', help: 'Messages planned, by planner: light (the light planner), handed_off (the light planner handed it to the planner), planner (the planner from the start).', labelNames: ['planner'], registers });
   const questions = new Counter({ name: 'herald_questions_total', help: 'Questions Herald asked (confirmation, choice, clarification) by outcome (asked, answered, failed, declined, dropped, expired).', labelNames: ['kind', 'outcome'], registers });
   const inFlight = new Gauge({ name: 'herald_turns_in_flight', help: 'Turns running on this instance now.', registers, collect() {
     if (options.gauges) this.set(options.gauges.turnsInFlight());
@@ -216,6 +223,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     leaseTakeovers(count) {
       if (count > 0) takeovers.inc(count);
     },
+    plan(planner) {
+      plans.inc({ planner });
+    },
     question(kind, outcome) {
       questions.inc({ kind, outcome });
     },
@@ -240,6 +250,7 @@ export const noopMetrics: HeraldMetrics = {
   learningPass() {},
   outboxSend() {},
   leaseTakeovers() {},
+  plan() {},
   question() {},
   async scrape() {
     return { contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' };

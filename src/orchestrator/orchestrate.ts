@@ -59,6 +59,8 @@ export interface OrchestratorDependencies {
   limits: OrchestratorLimits;
   /** Spans for planning rounds and steps; absent: none. */
   tracing?: Tracing;
+  /** Told who planned each message (its first round), for the metrics; absent: nobody. */
+  onPlanned?: (planner: 'light' | 'handed_off' | 'planner') => void;
   /** Offer Anthropic's web search (and fetch, for the user's own links) to the planner and general-agent (WEB_SEARCH). */
   webSearch?: boolean;
   /**
@@ -193,6 +195,7 @@ export async function orchestrate(
           : {}),
       }, { logger, planId });
       span.setAttributes({ 'herald.plan.outcome': round.kind, 'herald.plan.handed_off': round.handedOff });
+      deps.onPlanned?.(round.handedOff ? 'handed_off' : choice.light ? 'light' : 'planner');
       return round;
     });
     if (planning.kind === 'direct') {

@@ -159,7 +159,9 @@ describe('npm run accounts', () => {
     const badPhone = await accounts('list', '--phone', 'not-a-number');
     expect(badPhone).toMatchObject({ code: 1, stderr: expect.stringContaining('"not-a-number" is not a phone number in international form') });
     expect(await connections()).toEqual([]);
-  });
+    // Four CLI processes one after another, each loading Herald through npm and tsx: on a loaded
+    // two-core machine that alone can pass the file's 30 s.
+  }, 90_000);
 
   it('usage mistakes exit 2 with the usage', async () => {
     const missing = await accounts('add-caldav', '--phone', '+14155552671');

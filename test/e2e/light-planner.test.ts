@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
+import { parseScrape } from '../observability/scrape.js';
 
 /**
  * The light planner on the default settings, through the real SDK and the strict fake: an
@@ -36,7 +37,7 @@ describe('the light planner on the default models', () => {
   const nextPhone = () => `+1415555${String(7100 + (phoneCounter += 1)).padStart(4, '0')}`;
 
   beforeAll(async () => {
-    harness = await HeraldHarness.start();
+    harness = await HeraldHarness.start({ env: { METRICS_TOKEN: 'light-planner-metrics-token' } });
   });
   beforeEach(() => {
     harness.anthropic.reset();
@@ -45,6 +46,12 @@ describe('the light planner on the default models', () => {
   afterAll(async () => {
     await harness.close();
   });
+
+  /** herald_plans_total by planner, from a scrape. */
+  async function plansBy(): Promise<Record<string, number>> {
+    const samples = parseScrape((await harness.herald.metrics.scrape()).body).filter((sample) => sample.name === 'herald_plans_total');
+    return Object.fromEntries(samples.map((sample) => [sample.labels.planner!, sample.value]));
+  }
 
   async function exchange(phone: string, body: string) {
     expect((await harness.inbound({ from: phone, body })).statusCode).toBe(200);
@@ -56,6 +63,7 @@ describe('the light planner on the default models', () => {
   }
 
   it('plans "remember … and add … to my shopping list" with claude-haiku-5-5: both steps run, nothing on Sonnet', async () => {
+    const before = await plansBy();
     harness.anthropic.enqueue(
       plan([
         { agent: 'memory-agent', task: 'Save: the user is vegetarian (subject "diet").' },
@@ -90,9 +98,11 @@ describe('the light planner on the default models', () => {
     expect((await prisma.listItem.findMany({ where: { list: { userId: user.id } } })).map((item) => item.text)).toEqual(['tofu']);
     expect(turn).toMatchObject({ status: 'succeeded' });
     expect((turn.models as Array<{ model: string }>).map((line) => line.model)).toEqual(['claude-haiku-5-5']);
+    expect((await plansBy()).light).toBe((before.light ?? 0) + 1);
   });
 
   it('sends "remind me …" to the claude-sonnet-5-5 planner, with no hand-off offered', async () => {
+    const before = await plansBy();
     harness.anthropic.enqueue({ text: 'What time tomorrow?' });
     const { reply } = await exchange(nextPhone(), 'remind me tomorrow to call mom');
 
@@ -100,9 +110,11 @@ describe('the light planner on the default models', () => {
     const [planner] = harness.anthropic.requests;
     expect(planner!.body.model).toBe('claude-sonnet-5-5');
     expect(planner!.toolNames()).not.toContain('hand_to_planner');
+    expect((await plansBy()).planner).toBe((before.planner ?? 0) + 1);
   });
 
   it('a hand-off: Haiku gives the message to Sonnet, which plans it with the same prompt; the turn records both models', async () => {
+    const before = await plansBy();
     harness.anthropic.enqueue(
       { toolCalls: [{ name: 'hand_to_planner', input: { reason: 'a date to work out from another one' } }] },
       plan([{ agent: 'memory-agent', task: 'Save: the sister\'s wedding anniversary is on March 15 (subject "sister anniversary").' }]),
@@ -126,5 +138,10 @@ describe('the light planner on the default models', () => {
     expect(models).toEqual(expect.arrayContaining([['claude-haiku-5-5', 2], ['claude-sonnet-5-5', 1]]));
     const handedOff = harness.logs.lines.find((line) => line.event === 'plan_handed_off');
     expect(handedOff).toMatchObject({ from: 'claude-haiku-5-5', to: 'claude-sonnet-5-5' });
+    expect(await plansBy()).toMatchObject({ handed_off: (before.handed_off ?? 0) + 1 });
+  });
+
+  it('refuses to start when MODEL_PLANNER_LIGHT_AGENTS names an agent Herald does not have', async () => {
+    await expect(HeraldHarness.start({ env: { MODEL_PLANNER_LIGHT_AGENTS: 'memory-agent,list-agnet' } })).rejects.toThrow(/MODEL_PLANNER_LIGHT_AGENTS names "list-agnet"/);
   });
 });

@@ -408,7 +408,8 @@ describe('seed 001 "very long request": the plan time limit', () => {
 
     expect(reply?.body).toContain(fallbackReply('timeout', null));
     expect(harness.anthropic.requests.map((request) => request.body.model)).toEqual([
-      'claude-sonnet-5-5',
+      // The light planner: "remember" and "i am allergic" point to memory more than "write" to general-agent.
+      'claude-haiku-5-5',
       'claude-haiku-5-5',
       'claude-haiku-5-5',
       'claude-haiku-5-5',

@@ -102,6 +102,11 @@ export class HeraldHarness {
       ...(options.tracing ? { tracing: options.tracing } : {}),
       recoveryIntervalMs: 0,
       pollingIntervalSeconds: 0.5,
+    }).catch(async (error: unknown) => {
+      // A configuration Herald refuses (a test of start-up checks): nothing is left running.
+      await Promise.all([fakeTwilio.close(), fakeAnthropic.close()]);
+      if (!options.database) await database.drop();
+      throw error;
     });
     if (options.start !== false) await herald.start();
     return new HeraldHarness(herald, config, database, fakeTwilio, fakeAnthropic, logs.captured, !options.database);
