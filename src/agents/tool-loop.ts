@@ -153,7 +153,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     if (calls.length === 0) return { stop: 'text', text, toolCalls, usage, modelCalls, sources };
     const handOff = handOffIn(calls, options.handOffTool);
-    if (handOff) return { stop: 'handed_off', handOff: handOff.input, text, toolCalls, usage, modelCalls, sources };
+    if (handOff.input !== undefined) return { stop: 'handed_off', handOff: handOff.input, text, toolCalls, usage, modelCalls, sources };
 
     const signatureOf = (call: { name: string; input: unknown }) => `${call.name}:${stableJson(call.input)}`;
     const signatures = new Set(calls.map(signatureOf));
@@ -174,10 +174,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     // so a report written alongside its actions is checked against their outcomes.
     for (const call of calls) {
       if (call.name === options.finishTool?.name) continue;
-      if (call.name === options.handOffTool?.name) {
-        // Valid input ended the loop above, so this input was invalid.
-        const parsed = options.handOffTool.inputSchema.safeParse(call.input);
-        const refusal = parsed.success ? 'Hand off only once.' : `Invalid input: ${describeValidationError(parsed.error)}. Call ${call.name} again with corrected input.`;
+      const refusal = handOff.refused.get(call.id);
+      if (refusal !== undefined) {
+        // Valid input ended the loop above: this hand-off's input was invalid.
         previousInvalid.set(signatureOf(call), refusal);
         results.push({ type: 'tool_result', toolUseId: call.id, content: refusal, isError: true });
         continue;
@@ -216,15 +215,17 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   return { stop: 'iteration_limit', text: '', toolCalls, usage, modelCalls, sources };
 }
 
-/** The first call of the hand-off tool with valid input, parsed. */
-function handOffIn(calls: Array<{ name: string; input: unknown }>, tool: ToolDefinition | undefined): { input: unknown } | undefined {
-  if (!tool) return undefined;
+/** The hand-off calls in one response: the first valid one's parsed input, and why each invalid one was refused, by call id. */
+function handOffIn(calls: Array<{ id: string; name: string; input: unknown }>, tool: ToolDefinition | undefined): { input?: unknown; refused: Map<string, string> } {
+  const refused = new Map<string, string>();
+  if (!tool) return { refused };
   for (const call of calls) {
     if (call.name !== tool.name) continue;
     const parsed = tool.inputSchema.safeParse(call.input);
-    if (parsed.success) return { input: parsed.data };
+    if (parsed.success) return { input: parsed.data, refused };
+    refused.set(call.id, `Invalid input: ${describeValidationError(parsed.error)}. Call ${call.name} again with corrected input.`);
   }
-  return undefined;
+  return { refused };
 }
 
 async function runOne(

@@ -23,6 +23,7 @@ import { routeByPatterns, routingHintsSection, withSubjectHint } from './pre-rou
 import { resumingRequest } from './prompts/planner-prompt.js';
 import { subjectSection } from './prompts/user-sections.js';
 import { replyLanguage } from './reply-language.js';
+import type { PlannerLabel } from '../observability/metrics.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import { webAccessFor, withSourceLink } from './web-access.js';
 import { ToolCallLedger } from '../tool-calls/tool-call-ledger.js';
@@ -60,7 +61,7 @@ export interface OrchestratorDependencies {
   /** Spans for planning rounds and steps; absent: none. */
   tracing?: Tracing;
   /** Told who planned each message (its first round), for the metrics; absent: nobody. */
-  onPlanned?: (planner: 'light' | 'handed_off' | 'planner') => void;
+  onPlanned?: (planner: PlannerLabel) => void;
   /** Offer Anthropic's web search (and fetch, for the user's own links) to the planner and general-agent (WEB_SEARCH). */
   webSearch?: boolean;
   /**

@@ -44,9 +44,10 @@ export function choosePlanner(context: OrchestratorContext, hints: RoutingHint[]
 }
 
 /**
- * The first planning round: the chosen planner plans; when the light planner hands the message
- * on (`hand_to_planner`), the planner plans it from the start, with the same request. The turn
- * pays one small call for the hand-off; its budget counts both.
+ * The first planning round (`deps.plannerModel` is the planner): the chosen planner plans; when
+ * the light planner hands the message on (`hand_to_planner`), the planner plans it from the
+ * start, with the same request. The turn pays one small call for the hand-off; its budget
+ * counts both.
  */
 export async function planFirstRound(
   context: OrchestratorContext,
@@ -55,7 +56,7 @@ export async function planFirstRound(
   request: PlanningRequest,
   log: { logger: Logger; planId: string },
 ): Promise<PlanningOutcome & { handedOff: boolean }> {
-  if (!choice.light) return { ...(await planRound(context, { ...deps, plannerModel: choice.model }, request)), handedOff: false };
+  if (!choice.light) return { ...(await planRound(context, deps, request)), handedOff: false };
   const first = await lightPlanRound(context, { ...deps, plannerModel: choice.model }, request);
   if (first.kind !== 'handed_off') return { ...first, handedOff: false };
   // The reason is the model's words about the message: debug only, like the message itself.

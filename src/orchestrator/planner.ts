@@ -114,7 +114,7 @@ async function planningLoop(context: OrchestratorContext, deps: PlannerDependenc
     case 'finished':
       return { kind: 'plan', plan: loop.finish as Plan, sources: loop.sources };
     case 'handed_off':
-      return { kind: 'handed_off', reason: handToPlannerTool.inputSchema.parse(loop.handOff).reason };
+      return { kind: 'handed_off', reason: (loop.handOff as z.infer<typeof handToPlannerTool.inputSchema>).reason };
     case 'text':
       return loop.text ? { kind: 'direct', reply: loop.text, sources: loop.sources } : { kind: 'invalid', error: 'the planner answered with nothing' };
     case 'invalid_finish':

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { textingUser } from '../helpers/texting-user.js';
-import { parseScrape } from '../observability/scrape.js';
+import { parseScrape, sampleValue } from '../observability/scrape.js';
 
 /**
  * Background fact learning (issue 21 item 5), through the webhook: the user texts, Herald
@@ -22,8 +22,7 @@ function proposals(facts: unknown): ScriptedAnthropicResponse {
 
 /** A learning counter from the deployment's /metrics (cumulative: tests read it before and after). */
 async function learningCounter(chat: ReturnType<typeof textingUser>, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const samples = parseScrape((await chat.harness.herald.metrics.scrape()).body);
-  return samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value ?? 0;
+  return sampleValue(parseScrape((await chat.harness.herald.metrics.scrape()).body), name, labels);
 }
 
 describe('fact learning', () => {
@@ -217,5 +216,4 @@ describe('fact learning by the queue', () => {
     await eventually(async () => ((await learningCounter(chat, 'herald_learning_passes_total', { outcome: 'learned' })) >= 1 ? true : undefined), 'the pass counted');
     expect(await learningCounter(chat, 'herald_facts_learned_total')).toBeGreaterThanOrEqual(1);
   });
-
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedAnthropicRequest, ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
-import { parseScrape } from '../observability/scrape.js';
+import { parseScrape, sampleValue } from '../observability/scrape.js';
 
 /**
  * The light planner on the default settings, through the real SDK and the strict fake: an
@@ -49,8 +49,8 @@ describe('the light planner on the default models', () => {
 
   /** herald_plans_total by planner, from a scrape. */
   async function plansBy(): Promise<Record<string, number>> {
-    const samples = parseScrape((await harness.herald.metrics.scrape()).body).filter((sample) => sample.name === 'herald_plans_total');
-    return Object.fromEntries(samples.map((sample) => [sample.labels.planner!, sample.value]));
+    const samples = parseScrape((await harness.herald.metrics.scrape()).body);
+    return Object.fromEntries(['light', 'handed_off', 'planner'].map((planner) => [planner, sampleValue(samples, 'herald_plans_total', { planner })]));
   }
 
   async function exchange(phone: string, body: string) {

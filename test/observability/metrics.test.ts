@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { createUser } from '../reminders/support.js';
-import { parseScrape, type Sample } from './scrape.js';
+import { parseScrape, sampleValue, type Sample } from './scrape.js';
 import { waitUntil } from '../db/wait-until.js';
 
 /**
@@ -87,8 +87,7 @@ describe('Prometheus metrics', () => {
     await harness.close();
   });
 
-  const value = (name: string, labels: Record<string, string> = {}) =>
-    samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, expected]) => sample.labels[key] === expected)).reduce((sum, sample) => sum + sample.value, 0);
+  const value = (name: string, labels: Record<string, string> = {}) => sampleValue(samples, name, labels);
 
   it('refuses a scrape without the token, with a wrong one, with another scheme, or with the token in the query string', async () => {
     expect((await scrape({})).statusCode).toBe(401);

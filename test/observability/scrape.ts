@@ -28,3 +28,10 @@ export function parseScrape(text: string): Sample[] {
   }
   return samples;
 }
+
+/** The sum of the samples named `name` whose labels include `labels` (0 when there are none). */
+export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, expected]) => sample.labels[key] === expected))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
