@@ -106,7 +106,16 @@ async function planningLoop(context: OrchestratorContext, deps: PlannerDependenc
     finishTool: createPlan,
     ...(handOff ? { handOffTool: handToPlannerTool } : {}),
     maxFinishRejections: 1,
-    toolContext: { userId: context.user.id, timezone: context.user.timezone, clock: deps.clock, logger: deps.logger, signal: request.signal },
+    toolContext: {
+      userId: context.user.id,
+      timezone: context.user.timezone,
+      // resolve_date reads the user's language first, and their country's holidays and date order.
+      language: context.user.language ?? undefined,
+      country: context.user.country ?? undefined,
+      clock: deps.clock,
+      logger: deps.logger,
+      signal: request.signal,
+    },
     maxIterations: deps.maxIterations,
     signal: request.signal,
   });

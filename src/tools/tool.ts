@@ -15,6 +15,8 @@ export interface ToolContext {
   confirmed?: boolean | undefined;
   /** The language Herald's own words in a question or answer should be in (src/texts); default English. */
   language?: string | undefined;
+  /** The country of the user's number (ISO 3166-1 alpha-2), for holidays and how they write dates. */
+  country?: string | undefined;
   /**
    * Reports what a paid service other than the model cost this turn (embeddings): it is
    * added to the turn's cost, and so to the user's daily budget. Absent outside a turn.

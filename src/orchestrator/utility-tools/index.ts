@@ -3,18 +3,8 @@ import { resolveDateTool } from './resolve-date.js';
 import { resolveTimeRangeTool } from './resolve-time-range.js';
 
 export { getCurrentTimeTool } from './get-current-time.js';
-export { describeResolvedDay, normalizeDateExpression, resolveDateTool, resolveDay, type ResolvedDate } from './resolve-date.js';
-export type { DayResolution, ResolveDayOptions, ResolvedDay } from './resolved-day.js';
-export { resolveWeekday } from './weekday-rules.js';
-export {
-  createResolveTimeRangeTool,
-  describeTimeRange,
-  resolveTimeRange,
-  resolveTimeRangeTool,
-  type ResolvedTimeRange,
-  type TimeRangeOptions,
-  type TimeRangeResolution,
-} from './resolve-time-range.js';
+export { resolveDateTool, type ResolvedDate } from './resolve-date.js';
+export { resolveTimeRangeTool, type ResolvedTimeRange } from './resolve-time-range.js';
 export {
   describeNow,
   formatIsoWithOffset,

@@ -135,10 +135,19 @@ describe('resolve_date weekday rule', () => {
     expect(output).toMatchObject({ date: '2026-01-30', time: '15:00', iso: '2026-01-30T15:00:00-08:00' });
   });
 
-  it('flags an hour without am/pm', async () => {
-    const output = outputOf(await resolveDate('friday at 3', losAngeles, '2026-01-28T10:30:00'));
-    expect(output.time).toBe('03:00');
-    expect(output.note).toContain('15:00');
+  it('reads an hour without am/pm with a day as daytime (1–6 afternoon, 7–11 morning) and names the other reading', async () => {
+    const afternoon = outputOf(await resolveDate('friday at 3', losAngeles, '2026-01-28T10:30:00'));
+    expect(afternoon.time).toBe('15:00');
+    expect(afternoon.note).toContain('03:00');
+    const morning = outputOf(await resolveDate('friday at 9', losAngeles, '2026-01-28T10:30:00'));
+    expect(morning.time).toBe('09:00');
+    expect(morning.note).toContain('21:00');
+  });
+
+  it('reads an hour without am/pm and no day as the next time the clock shows it', async () => {
+    const output = outputOf(await resolveDate('at 5', losAngeles, '2026-01-28T10:30:00'));
+    expect(output).toMatchObject({ date: '2026-01-28', time: '17:00' });
+    expect(output.note).toContain('05:00');
   });
 });
 
@@ -319,12 +328,10 @@ describe('resolve_date Hebrew', () => {
 });
 
 describe('resolve_date failures', () => {
-  it.each(['sometime', 'blah', 'asap-ish', '🙂', 'feb 30', '31st of february', 'the 45th'])('"%s" is an error result that says to use words', async (expression) => {
+  it.each(['sometime', 'blah', 'asap-ish', '🙂', 'feb 30', '31st of february', 'the 45th', 'tomorrow at 9 to pay rent'])('"%s" is an error result that says to ask or use words', async (expression) => {
     const result = await resolveDate(expression, losAngeles, '2026-01-28T10:30:00');
-    expect(result).toEqual({
-      isError: true,
-      error: `Could not understand "${expression}" as a date; describe it in words in the plan instead.`,
-    });
+    expect(result.isError).toBe(true);
+    if (result.isError) expect(result.error).toMatch(/Ask the user, or describe the time in words in the plan; never guess\.$/);
   });
 
   it('points spans to resolve_time_range', async () => {

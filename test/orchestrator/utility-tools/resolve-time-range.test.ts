@@ -1,22 +1,16 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../../src/logging/logger.js';
-import {
-  createResolveTimeRangeTool,
-  resolveTimeRangeTool,
-  type ResolvedTimeRange,
-} from '../../../src/orchestrator/utility-tools/resolve-time-range.js';
+import { resolveTimeRangeTool, type ResolvedTimeRange } from '../../../src/orchestrator/utility-tools/resolve-time-range.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import type { ToolContext, ToolResult } from '../../../src/tools/tool.js';
 
-type RangeTool = typeof resolveTimeRangeTool;
-
-/** Runs resolve_time_range with schema-parsed input, a user's zone and a fixed clock. */
-async function resolveRange(expression: string, timezone: string, localNow: string, tool: RangeTool = resolveTimeRangeTool): Promise<ToolResult> {
+/** Runs resolve_time_range with schema-parsed input, a user's zone (and country) and a fixed clock. */
+async function resolveRange(expression: string, timezone: string, localNow: string, country?: string): Promise<ToolResult> {
   const instant = DateTime.fromISO(localNow, { zone: timezone });
   const clock = new ManualClock(instant.isValid ? instant.toJSDate() : localNow);
-  const context: ToolContext = { userId: 'u1', timezone, clock, logger: createSilentLogger() };
-  return tool.run(tool.inputSchema.parse({ expression }), context);
+  const context: ToolContext = { userId: 'u1', timezone, clock, logger: createSilentLogger(), country };
+  return resolveTimeRangeTool.run(resolveTimeRangeTool.inputSchema.parse({ expression }), context);
 }
 
 function outputOf(result: ToolResult): ResolvedTimeRange {
@@ -76,12 +70,11 @@ describe('resolve_time_range calendar spans', () => {
     expect(output).toMatchObject({ startDate: '2026-01-26', endDate: '2026-02-01' });
   });
 
-  it('takes the first day of the week as a parameter', async () => {
-    const sundayStart = createResolveTimeRangeTool({ weekStartsOn: 0 });
-    const output = outputOf(await resolveRange('this week', losAngeles, wednesday, sundayStart));
-    expect(output).toMatchObject({ startDate: '2026-01-25', endDate: '2026-01-31' });
-    expect(sundayStart.description).toContain('Sunday to Saturday');
-    expect(() => createResolveTimeRangeTool({ weekStartsOn: 7 })).toThrow(RangeError);
+  it('gives a user in Israel Sunday–Saturday weeks and a Friday–Saturday weekend', async () => {
+    const week = outputOf(await resolveRange('this week', 'Asia/Jerusalem', wednesday, 'IL'));
+    expect(week).toMatchObject({ startDate: '2026-01-25', endDate: '2026-01-31' });
+    const weekend = outputOf(await resolveRange('this weekend', 'Asia/Jerusalem', wednesday, 'IL'));
+    expect(weekend).toMatchObject({ startDate: '2026-01-30', endDate: '2026-01-31' });
   });
 });
 
@@ -185,11 +178,10 @@ describe('resolve_time_range Hebrew', () => {
 });
 
 describe('resolve_time_range failures', () => {
-  it.each(['sometime', 'blah', 'whenever works'])('"%s" is an error result that says to use words', async (expression) => {
-    expect(await resolveRange(expression, losAngeles, wednesday)).toEqual({
-      isError: true,
-      error: `Could not understand "${expression}" as a time range; describe it in words in the plan instead.`,
-    });
+  it.each(['sometime', 'blah', 'whenever works', 'next week with mom'])('"%s" is an error result that says to ask or use words', async (expression) => {
+    const result = await resolveRange(expression, losAngeles, wednesday);
+    expect(result.isError).toBe(true);
+    if (result.isError) expect(result.error).toMatch(/Ask the user, or describe the time in words in the plan; never guess\.$/);
   });
 
   it('rejects a range that ends before it starts', async () => {

@@ -1,0 +1,7 @@
+import type { LexiconSource } from '../lexicon.js';
+
+/** Spanish words for time. */
+export const spanish: LexiconSource = {
+  language: 'es',
+  phrases: {},
+};

@@ -1,0 +1,7 @@
+import type { LexiconSource } from '../lexicon.js';
+
+/** Russian words for time. */
+export const russian: LexiconSource = {
+  language: 'ru',
+  phrases: {},
+};

@@ -1,0 +1,149 @@
+import type { DateTime } from 'luxon';
+import { Symbols } from './grammar/cursor.js';
+import { parsePhrase } from './grammar/phrase.js';
+import { interpret } from './interpret.js';
+import { translate } from './lexicon.js';
+import { isTimeLanguage, languageRules, timeLanguages, type TimeLanguage } from './languages/index.js';
+import type { TimeOptions, TimeReading, TimeResolution } from './resolution.js';
+import { partSpan } from './rules/spans.js';
+import type { Placed } from './symbols.js';
+import { MAX_PHRASE_LENGTH, tokenize } from './tokenize.js';
+
+/** What the resolver needs besides the phrase. */
+export interface ResolveContext {
+  /** Now, in the user's zone. */
+  now: DateTime;
+  /** The language the user writes in, when known; otherwise the phrase's script decides, then English. */
+  language?: string | undefined | null;
+  /** The user's country (ISO 3166-1 alpha-2), for holidays, the week and numeric dates. */
+  country?: string | undefined;
+}
+
+/** Countries whose weekend is Friday and Saturday, and whose week starts on Sunday. */
+const fridayWeekend = new Set(['IL', 'SA', 'AE', 'EG', 'QA', 'KW', 'BH', 'OM', 'JO', 'IQ', 'SY', 'YE', 'DZ', 'LY', 'SD']);
+/** Countries that write month first (3/12 is March 12). */
+const monthFirst = new Set(['US', 'PH', 'FM', 'MH', 'PW', 'GU', 'PR', 'AS', 'VI', 'MP', 'UM', 'CA']);
+
+/** Herald's calendar rules for a user of `country` writing `language`. */
+export function timeOptionsFor(language: TimeLanguage, country: string | undefined): TimeOptions {
+  const friday = country ? fridayWeekend.has(country) : language === 'he' || language === 'ar';
+  let dayFirst: boolean | undefined = true;
+  if (language === 'en') dayFirst = country === undefined ? undefined : !monthFirst.has(country);
+  return { weekStart: friday ? 7 : 1, weekend: friday ? [5, 6] : [6, 7], dayFirst, country };
+}
+
+/** The languages to try, in order: the user's, the script's, English, then the rest. */
+function candidates(phrase: string, language: string | undefined | null): TimeLanguage[] {
+  const order: TimeLanguage[] = [];
+  const add = (code: TimeLanguage): void => {
+    if (!order.includes(code) && languageRules(code)) order.push(code);
+  };
+  if (isTimeLanguage(language)) add(language);
+  // One pass over the characters, no regular expression on user text.
+  for (const char of phrase) {
+    const code = char.charCodeAt(0);
+    if (code >= 0x590 && code <= 0x5ff) add('he');
+    else if (code >= 0x600 && code <= 0x6ff) add('ar');
+    else if (code >= 0x400 && code <= 0x4ff) add('ru');
+  }
+  add('en');
+  for (const code of timeLanguages) add(code);
+  return order;
+}
+
+/** Reads `phrase` with one language's rules. */
+function readAs(phrase: string, language: TimeLanguage, context: ResolveContext): TimeResolution {
+  const rules = languageRules(language);
+  if (!rules) return { kind: 'error', reason: 'unread', message: `Dates in "${language}" are not read yet.` };
+  const fallback = language === 'en' ? undefined : languageRules('en')?.lexicon;
+  const placed = translate(tokenize(phrase), rules.lexicon, fallback);
+  const options = timeOptionsFor(language, context.country);
+  const parse = parsePhrase(new Symbols(placed, { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst }));
+  if (!parse.ok) return { kind: 'error', reason: 'unread', message: `Could not read "${parse.unread}" in "${phrase.trim()}".` };
+  return interpret(parse.components, context.now, options);
+}
+
+/**
+ * What `phrase` means as a moment, a day or a span, relative to `context.now`. It is read in
+ * the user's language first (English words mixed in are understood), then in the language
+ * its script suggests, then the others: a phrase that only one language reads fully is read
+ * in that one. Any word no language reads makes it an error, never a partial guess.
+ */
+export function resolvePhrase(phrase: string, context: ResolveContext): TimeResolution {
+  if (phrase.length > MAX_PHRASE_LENGTH) return { kind: 'error', reason: 'too-long', message: `A date phrase may be at most ${MAX_PHRASE_LENGTH} characters.` };
+  if (phrase.trim() === '') return { kind: 'error', reason: 'empty', message: 'The phrase is empty.' };
+  let first: TimeResolution | undefined;
+  for (const language of candidates(phrase, context.language)) {
+    const resolution = readAs(phrase, language, context);
+    if (resolution.kind !== 'error' || resolution.reason !== 'unread') return resolution;
+    first ??= resolution;
+  }
+  return first ?? { kind: 'error', reason: 'unread', message: `Could not read "${phrase}".` };
+}
+
+/** A range answer from a single reading: a day is the whole day, a part of the day its hours. */
+function asRange(reading: TimeResolution): TimeResolution {
+  if (reading.kind === 'day') {
+    if (reading.part) {
+      const span = partSpan(reading.day, reading.part);
+      return { kind: 'range', start: span.start, end: span.end, notes: [...reading.notes] };
+    }
+    return { kind: 'range', start: reading.day, end: reading.day.plus({ days: 1 }), notes: reading.notes };
+  }
+  if (reading.kind === 'moment') {
+    const day = reading.moment.startOf('day');
+    return { kind: 'range', start: day, end: day.plus({ days: 1 }), notes: [...reading.notes, 'The phrase names one moment; the whole day around it is returned.'] };
+  }
+  if (reading.kind === 'ambiguous') {
+    return { ...reading, readings: reading.readings.map((one) => ({ ...(asRange(one) as TimeReading), label: one.label })) };
+  }
+  return reading;
+}
+
+/** Where a range phrase splits: "friday to monday", "from 3 to 5pm", "between dec 28 and jan 3", "1.2-7.2". */
+function rangeSplits(placed: Placed[]): Array<{ left: Placed[]; right: Placed[] }> {
+  const splits: Array<{ left: Placed[]; right: Placed[] }> = [];
+  const between = placed[0]?.sym.k === 'between';
+  const body = between || placed[0]?.sym.k === 'from' ? placed.slice(1) : placed;
+  body.forEach((item, index) => {
+    const separator = between ? item.sym.k === 'and' : item.sym.k === 'until' || item.sym.k === 'to' || (item.sym.k === 'punct' && item.sym.v === '-');
+    if (separator && index > 0 && index < body.length - 1) splits.push({ left: body.slice(0, index), right: body.slice(index + 1) });
+  });
+  return splits;
+}
+
+/**
+ * What `phrase` means as a span (end exclusive): a span word ("this week"), a day (the whole
+ * day), a part of a day, or two ends joined by "to", "until", "between … and". The end is
+ * read from the start, so "friday to monday" is the Monday after that Friday and "dec 28 to
+ * jan 3" crosses into the next year.
+ */
+export function resolveRangePhrase(phrase: string, context: ResolveContext): TimeResolution {
+  const single = resolvePhrase(phrase, context);
+  if (single.kind !== 'error' || single.reason === 'too-long' || single.reason === 'empty') return asRange(single);
+  for (const language of candidates(phrase, context.language)) {
+    const rules = languageRules(language);
+    if (!rules) continue;
+    const fallback = language === 'en' ? undefined : languageRules('en')?.lexicon;
+    const placed = translate(tokenize(phrase), rules.lexicon, fallback);
+    const options = timeOptionsFor(language, context.country);
+    const grammar = { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst };
+    for (const split of rangeSplits(placed)) {
+      const left = parsePhrase(new Symbols(split.left, grammar));
+      const right = parsePhrase(new Symbols(split.right, grammar));
+      if (!left.ok || !right.ok) continue;
+      const start = interpret(left.components, context.now, options);
+      if (start.kind === 'error' || start.kind === 'ambiguous' || start.kind === 'range') continue;
+      const startMoment = start.kind === 'moment' ? start.moment : start.day;
+      // A time alone at the end ("friday 3 to 5pm") is on the start's day.
+      const rightHasDay = right.components.some((component) => component.c === 'day');
+      const endComponents = rightHasDay || start.kind !== 'moment' ? right.components : [...left.components.filter((component) => component.c === 'day'), ...right.components];
+      const end = interpret(endComponents, startMoment.startOf('day').equals(context.now.startOf('day')) ? context.now : startMoment.startOf('day'), options);
+      if (end.kind === 'error' || end.kind === 'ambiguous' || end.kind === 'range') continue;
+      const endMoment = end.kind === 'moment' ? end.moment : end.day.plus({ days: 1 });
+      if (endMoment <= startMoment) return { kind: 'error', reason: 'invalid', message: `"${phrase}" ends before it starts.` };
+      return { kind: 'range', start: startMoment, end: endMoment, notes: [...start.notes, ...end.notes], exactEnd: end.kind === 'moment' };
+    }
+  }
+  return single;
+}
