@@ -25,6 +25,7 @@ import { observabilityBenchmark } from './observability.js';
 import { brainBenchmark } from './brain.js';
 import { calendarBenchmark } from './calendar.js';
 import { conversationBenchmark } from './conversation.js';
+import { datesBenchmark } from './dates.js';
 import { emailBenchmark } from './email.js';
 import { gmailBenchmark } from './gmail.js';
 import { learningBenchmark } from './learning.js';
@@ -55,6 +56,7 @@ const benchmarks: Benchmark[] = [
   brainBenchmark,
   learningBenchmark,
   typingBenchmark,
+  datesBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -17,6 +17,9 @@ import { commandAnswer } from './turns/answers/command-answer.js';
 import { emptyMessageAnswer } from './turns/answers/empty-message-answer.js';
 import { confirmationAnswer } from './turns/answers/confirmation-answer.js';
 import { choiceAnswer } from './turns/answers/choice-answer.js';
+import { zoneQuestionAnswer } from './turns/answers/zone-question-answer.js';
+import { SET_TIMEZONE_ACTION, setTimezoneTool, WaitingMessages } from './timezones/set-timezone-action.js';
+import { ZoneStatement } from './timezones/zone-statement.js';
 import { reminderReplyAnswer } from './turns/answers/reminder-reply-answer.js';
 import { orchestrate, type OrchestratorDependencies } from './orchestrator/orchestrate.js';
 import { checkLightPlannerAgents } from './orchestrator/planner-choice.js';
@@ -346,6 +349,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     webSearch: config.webSearch,
   };
   checkLightPlannerAgents(config.models, orchestratorDeps.registry);
+  // Messages that waited for the zone question (src/timezones).
+  const waitingForZone = new WaitingMessages(prisma);
   // A held action names its agent and tool; YES (or a pick from "Which one?") runs that tool with the stored arguments.
   const actions = new ActionRunner(
     (agent, tool) =>
@@ -355,7 +360,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
           ? media.timezoneTool
           : agent === MOVE_REMINDERS_ACTION.agent && tool === MOVE_REMINDERS_ACTION.tool
             ? travel.moveTool()
-            : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
+            : agent === SET_TIMEZONE_ACTION.agent && tool === SET_TIMEZONE_ACTION.tool
+              ? setTimezoneTool(waitingForZone, users)
+              : orchestratorDeps.registry.get(agent)?.tools.find((candidate) => candidate.name === tool),
     clock,
     logger.child({ component: 'confirmations' }),
   );
@@ -393,6 +400,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       emptyMessageAnswer,
       tapAnswer({ prisma, questions, confirmation: confirmationAnswer({ questions, runner: actions, clock }), choice: choiceAnswer({ questions, runner: actions }) }),
       confirmationAnswer({ questions, runner: actions, clock }),
+      zoneQuestionAnswer({ questions, waiting: waitingForZone, clock }),
       choiceAnswer({ questions, runner: actions }),
       reminderReplyAnswer({ subjects, reminders, clock, snoozeMinutes: config.reminders.snoozeMinutes }),
       memoryAnswer({ facts, learning, clock }),
@@ -417,6 +425,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     tracing,
     onTurnEnd: (event) => turnObserver.turnEnded(event),
     quietHours,
+    zoneStatement: new ZoneStatement(prisma),
     travel,
     learning,
     longReplies: new LongReplies(pages, config.outbox.smsMaxSegments, logger.child({ component: 'turn' })),

@@ -1,4 +1,4 @@
-import { timezoneForPhone } from '../channels/phone-number.js';
+import { newUserZone } from '../channels/phone-zones.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { addressFor } from '../outbox/outbound-draft.js';
@@ -48,7 +48,7 @@ export class SystemTexts {
     const outcome = await this.prisma.$transaction(async (transaction) => {
       const user = await transaction.user.upsert({
         where: { phone },
-        create: { phone, timezone: timezoneForPhone(phone, this.defaultTimezone), createdAt: now, updatedAt: now },
+        create: { phone, ...newUserZone(phone, this.defaultTimezone, now), createdAt: now, updatedAt: now },
         update: {},
       });
       if (user.optedOut) return undefined;

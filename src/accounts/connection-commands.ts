@@ -1,4 +1,4 @@
-import { timezoneForPhone } from '../channels/phone-number.js';
+import { newUserZone } from '../channels/phone-zones.js';
 import { CalendarService } from '../calendar/calendar-service.js';
 import { EmailService } from '../email/email-service.js';
 import { ConnectionStore } from '../connections/connection-store.js';
@@ -36,7 +36,7 @@ async function userByPhone(context: AccountsContext, phone: string, create: bool
     return found;
   }
   const now = new Date();
-  return context.database.prisma.user.create({ data: { phone: e164, timezone: timezoneForPhone(e164, context.config.defaultTimezone), createdAt: now, updatedAt: now } });
+  return context.database.prisma.user.create({ data: { phone: e164, ...newUserZone(e164, context.config.defaultTimezone, now), createdAt: now, updatedAt: now } });
 }
 
 /** `add-caldav`, `add-imap`, `list` and `remove`: connected accounts (calendars and mailboxes). */

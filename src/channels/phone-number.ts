@@ -96,22 +96,6 @@ export function countryOfPhone(phone: string): string | undefined {
 }
 
 /**
- * A starting time zone for a new user, guessed from their number: the country's zone when
- * the country keeps a single clock (see {@link timezoneForCountry}), otherwise `fallback`
- * (the United States, Canada, Australia, Brazil, Russia and other multi-zone countries,
- * invalid and non-geographic numbers). The user can always correct it.
- *
- * @param phone A number in international form.
- * @param fallback The IANA zone to use when the number doesn't settle it.
- * @returns An IANA time zone name.
- */
-export function timezoneForPhone(phone: string, fallback: string): string {
-  const country = countryOfPhone(phone);
-  if (country === undefined) return fallback;
-  return timezoneForCountry(country) ?? fallback;
-}
-
-/**
  * The IANA time zone of a country that has exactly one, else undefined.
  *
  * The zones come from countries-and-timezones without its deprecated aliases: asking for

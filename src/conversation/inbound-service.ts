@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { webhookAttachments, webhookLocation, type InboundMessageWebhook } from '../channels/twilio-webhook-schemas.js';
-import { describeUnusableAddress, parseTwilioAddress, timezoneForPhone } from '../channels/phone-number.js';
+import { describeUnusableAddress, parseTwilioAddress } from '../channels/phone-number.js';
+import { zoneOfPhone } from '../channels/phone-zones.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { preparedName, uuidv7 } from '../shared/sql.js';
@@ -49,8 +50,8 @@ WITH keys AS (
 ), fresh AS (
   SELECT count(*) = cardinality($3::text[]) AS ok FROM keys
 ), contact AS (
-  INSERT INTO "User" ("id", "phone", "timezone", "preferredChannel", "lastWhatsappInboundAt", "createdAt", "updatedAt")
-  SELECT $4::uuid, $5, $6, $7::"Channel", CASE WHEN $7 = 'whatsapp' THEN $2::timestamp END, $2::timestamp, $2::timestamp
+  INSERT INTO "User" ("id", "phone", "timezone", "timezoneSource", "preferredChannel", "lastWhatsappInboundAt", "createdAt", "updatedAt")
+  SELECT $4::uuid, $5, $6, $21::"TimezoneSource", $7::"Channel", CASE WHEN $7 = 'whatsapp' THEN $2::timestamp END, $2::timestamp, $2::timestamp
   FROM fresh WHERE ok
   ON CONFLICT ("phone") DO UPDATE SET
     "preferredChannel" = EXCLUDED."preferredChannel",
@@ -131,13 +132,15 @@ export class InboundService {
     const location = webhookLocation(webhook);
     // The columns are timestamp(3) without time zone holding UTC, as Prisma writes them.
     const now = this.clock.now().toISOString().replace('Z', '');
+    // A new user's zone: their number's, when it keeps one clock; else a guess Herald asks about once (src/timezones).
+    const zone = zoneOfPhone(sender.phone, this.defaultTimezone, this.clock.now());
     const values = [
       messageId,
       now,
       keys,
       uuidv7(this.clock.now()),
       sender.phone,
-      timezoneForPhone(sender.phone, this.defaultTimezone),
+      zone.timezone,
       sender.channel,
       body,
       webhook.MessageSid,
@@ -152,6 +155,7 @@ export class InboundService {
       attachments.map((attachment) => attachment.url),
       attachments.map((attachment) => attachment.contentType),
       webhook.ButtonPayload ?? null,
+      zone.source,
     ];
     try {
       return await this.record(values, messageId, !delivery.deferTurnUntil);

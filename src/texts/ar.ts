@@ -23,6 +23,9 @@ export const ar: TextTable = {
   confirmUnsure: 'بدأت في ذلك سابقًا لكنني لا أعرف إن كان قد اكتمل. تحقّق من فضلك، واطلبه مجددًا إن لزم.',
   actionFailed: 'لم أتمكن من ذلك: {error}',
 
+  zoneAsk: 'قبل أن أضبط ذلك: كم الساعة عندك الآن؟\n{options}\nأجب بالرقم أو أخبرني بمدينتك.',
+  zoneSet: 'تم: توقيت {zone} (الساعة هناك الآن {time}).',
+  zoneGuessed: '(الأوقات بتوقيت {zone}، حسب رقمك. أخبرني بمدينتك إن كنت في مكان آخر.)',
   choiceAsk: 'أيّها تقصد؟\n{options}\nأجب برقمه، أو "لا" لتركه.',
   choiceAskAgain: 'أجب برقم من 1 إلى {count}، أو "لا" لتركه.',
   choiceDidYouMean: 'هل تقصد {option}؟ أجب بنعم أو لا.',

@@ -23,6 +23,9 @@ export const de: TextTable = {
   confirmUnsure: 'Ich hatte damit angefangen, weiß aber nicht, ob es fertig geworden ist. Prüf es bitte und frag bei Bedarf noch einmal.',
   actionFailed: 'Das hat nicht geklappt: {error}',
 
+  zoneAsk: 'Bevor ich das einplane: Wie spät ist es bei dir?\n{options}\nAntworte mit der Nummer oder nenn mir deine Stadt.',
+  zoneSet: 'Alles klar: Zeitzone {zone} (dort ist es jetzt {time}).',
+  zoneGuessed: '(Die Zeiten gelten für {zone}, geschätzt nach deiner Nummer. Nenn mir deine Stadt, falls du woanders bist.)',
   choiceAsk: 'Welche(n) meinst du?\n{options}\nAntworte mit der Nummer oder mit NEIN, um es zu lassen.',
   choiceAskAgain: 'Antworte bitte mit einer Nummer von 1 bis {count} oder mit NEIN, um es zu lassen.',
   choiceDidYouMean: 'Meinst du {option}? Antworte mit JA oder NEIN.',

@@ -29,6 +29,11 @@ export const en = {
   confirmUnsure: "I started that earlier but can't tell whether it finished. Please check, and ask again if needed.",
   actionFailed: "I couldn't do that: {error}",
 
+  // The time zone, when the number did not settle it (src/timezones).
+  zoneAsk: 'Before I set that, which time is it where you are?\n{options}\nReply with the number, or tell me your city.',
+  zoneSet: 'Got it: {zone} time (it is {time} there now).',
+  zoneGuessed: '(Times are {zone} time, guessed from your number. Tell me your city if you are elsewhere.)',
+
   // Which one?
   choiceAsk: 'Which one?\n{options}\nReply with its number, or NO to leave it.',
   choiceAskAgain: 'Please reply with a number from 1 to {count}, or NO to leave it.',

@@ -23,6 +23,9 @@ export const es: TextTable = {
   confirmUnsure: 'Empecé con eso antes, pero no sé si terminó. Compruébalo y pídemelo otra vez si hace falta.',
   actionFailed: 'No he podido hacerlo: {error}',
 
+  zoneAsk: 'Antes de programarlo, ¿qué hora es donde estás?\n{options}\nResponde con el número o dime tu ciudad.',
+  zoneSet: 'Entendido: hora de {zone} (allí son las {time}).',
+  zoneGuessed: '(Las horas son de {zone}, deducidas de tu número. Dime tu ciudad si estás en otro lugar.)',
   choiceAsk: '¿Cuál?\n{options}\nResponde con su número, o NO para dejarlo.',
   choiceAskAgain: 'Responde con un número del 1 al {count}, o NO para dejarlo.',
   choiceDidYouMean: '¿Te refieres a {option}? Responde SÍ o NO.',

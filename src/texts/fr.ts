@@ -23,6 +23,9 @@ export const fr: TextTable = {
   confirmUnsure: "J'ai commencé tout à l'heure mais je ne sais pas si c'est allé au bout. Vérifiez, et redemandez si besoin.",
   actionFailed: "Je n'ai pas pu le faire : {error}",
 
+  zoneAsk: 'Avant de le programmer, quelle heure est-il chez vous ?\n{options}\nRépondez par le numéro, ou dites-moi votre ville.',
+  zoneSet: 'Noté : heure de {zone} (il y est {time}).',
+  zoneGuessed: '(Les heures sont celles de {zone}, déduites de votre numéro. Dites-moi votre ville si vous êtes ailleurs.)',
   choiceAsk: 'Lequel ?\n{options}\nRépondez par son numéro, ou NON pour laisser tomber.',
   choiceAskAgain: 'Répondez par un numéro de 1 à {count}, ou NON pour laisser tomber.',
   choiceDidYouMean: 'Vous voulez dire {option} ? Répondez OUI ou NON.',

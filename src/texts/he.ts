@@ -23,6 +23,9 @@ export const he: TextTable = {
   confirmUnsure: 'התחלתי בזה קודם אך איני יודע אם זה הסתיים. בדקו, ובקשו שוב אם צריך.',
   actionFailed: 'לא הצלחתי: {error}',
 
+  zoneAsk: 'רגע לפני שאקבע: מה השעה אצלך עכשיו?\n{options}\nהשיבו במספר, או כתבו באיזו עיר אתם.',
+  zoneSet: 'קיבלתי: שעון {zone} (עכשיו {time} שם).',
+  zoneGuessed: '(השעות לפי שעון {zone}, לפי המספר שלך. אם אתם במקום אחר, כתבו לי באיזו עיר.)',
   choiceAsk: 'איזה מהם?\n{options}\nהשיבו במספר, או "לא" כדי לוותר.',
   choiceAskAgain: 'השיבו במספר בין 1 ל-{count}, או "לא" כדי לוותר.',
   choiceDidYouMean: 'התכוונתם ל{option}? השיבו כן או לא.',

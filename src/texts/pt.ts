@@ -23,6 +23,9 @@ export const pt: TextTable = {
   confirmUnsure: 'Comecei isso antes, mas não sei se terminou. Confira e peça de novo se precisar.',
   actionFailed: 'Não consegui fazer isso: {error}',
 
+  zoneAsk: 'Antes de marcar, que horas são aí?\n{options}\nResponda com o número ou diga sua cidade.',
+  zoneSet: 'Entendido: horário de {zone} (agora são {time} aí).',
+  zoneGuessed: '(Os horários são de {zone}, deduzidos do seu número. Diga sua cidade se estiver em outro lugar.)',
   choiceAsk: 'Qual deles?\n{options}\nResponda com o número, ou NÃO para deixar pra lá.',
   choiceAskAgain: 'Responda com um número de 1 a {count}, ou NÃO para deixar pra lá.',
   choiceDidYouMean: 'Você quis dizer {option}? Responda SIM ou NÃO.',

@@ -55,7 +55,7 @@ const catalog: Record<string, HolidaySource> = {
   sukkot: { rule: '15 Tishrei' },
   'simchat-torah': { country: 'IL', name: /simchat torah/i },
   hanukkah: { rule: '25 Kislev' },
-  'tu-bishvat': { rule: '15 Shevat' },
+  'tu-bishvat': { rule: '15 Shvat' },
   purim: { country: 'IL', name: /^purim$/i },
   passover: { rule: '15 Nisan' },
   'yom-haatzmaut': { country: 'IL', name: /^independence day/i },
@@ -70,6 +70,9 @@ const catalog: Record<string, HolidaySource> = {
   'islamic-new-year': { rule: '1 Muharram' },
   mawlid: { rule: '12 Rabi al-awwal' },
 };
+
+/** Holidays of the Islamic calendar: their day depends on the moon's sighting where the user is. */
+const islamic = new Set(['ramadan', 'eid-al-fitr', 'eid-al-adha', 'islamic-new-year', 'mawlid']);
 
 /** A holiday on the calendar: its first day, and a note when whose holiday it is was assumed. */
 export type HolidayDate = { date: string; note?: string | undefined } | { error: string };
@@ -147,5 +150,9 @@ export function holidayDate(key: string, year: number, country: string | undefin
   if (!found.date) {
     return { error: source.rule || source.country ? `No date for "${key}" in ${year}.` : `Which country's "${key.replace(/-/g, ' ')}" is meant is not known; name the country or the date.` };
   }
-  return { date: found.date, note: found.assumed ? `Read as the ${found.assumed} ${key.replace(/-/g, ' ')}.` : undefined };
+  const notes = [
+    found.assumed ? `Read as the ${found.assumed} ${key.replace(/-/g, ' ')}.` : undefined,
+    islamic.has(key) ? 'By the Umm al-Qura calendar; where the moon is sighted it may be a day earlier or later.' : undefined,
+  ].filter(Boolean);
+  return { date: found.date, note: notes.length > 0 ? notes.join(' ') : undefined };
 }

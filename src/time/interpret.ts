@@ -158,7 +158,8 @@ function interpretComponents(components: Component[], now: DateTime, options: Ti
     return error('empty', 'No date or time was found.');
   }
 
-  return fromDayAnswer(answer, (day, notes) => {
+  return fromDayAnswer(answer, (answerDay, notes) => {
+    let day = answerDay;
     if (!time) {
       if (part) return { kind: 'day', day, part, notes: [...notes, ...partSpan(day, part).notes] };
       return { kind: 'day', day, notes };
@@ -166,6 +167,9 @@ function interpretComponents(components: Component[], now: DateTime, options: Ti
     const hour = hourOf(time.clock, part, true);
     if (!hour.ok) return error('invalid', hour.message);
     const allNotes = [...notes, ...hour.notes];
+    // "tonight at 2", "friday night at 1": the small hours of that night, after midnight (unless
+    // it is already that night's small hours and the hour is ahead: at 00:30, "tonight at 2" is in 90 minutes).
+    if (part === 'night' && hour.hour < 6 && !(day.equals(today) && now.hour < 6 && hour.hour > now.hour)) day = day.plus({ days: 1 });
     const zone = zoneOf(time.clock);
     if (zone) {
       // "friday 12pm PST": the day by the user's rules, the time on that zone's clock, told in the user's zone.
@@ -177,9 +181,14 @@ function interpretComponents(components: Component[], now: DateTime, options: Ti
   });
 }
 
-/** The answer, or an error when it lands more than {@link maximumYearsAway} years from now. */
+/**
+ * The answer, or an error when it lands more than {@link maximumYearsAway} years from now and
+ * no year was written ("5 December 1391" is a date; "in 100000 years" is not).
+ */
 export function interpret(components: Component[], now: DateTime, options: TimeOptions): TimeResolution {
   const answer = interpretComponents(components, now, options);
+  const yearWritten = components.some((component) => (component.c === 'day' && 'year' in component.spec && component.spec.year !== undefined) || (component.c === 'span' && component.spec.s === 'year'));
+  if (yearWritten) return answer;
   const moments = answer.kind === 'ambiguous' ? answer.readings : answer.kind === 'error' ? [] : [answer];
   const far = moments.some((reading) => {
     const at = reading.kind === 'moment' ? reading.moment : reading.kind === 'day' ? reading.day : reading.start;

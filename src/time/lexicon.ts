@@ -134,7 +134,7 @@ const isUnit = (value: number): boolean => value >= 1 && value <= 9;
 
 /**
  * Joins what a language writes as several symbols into one: a number and its ordinal
- * suffix ("3rd", "1er", "1-го"), and compound number words written tens first ("twenty
+ * suffix ("3rd", "1er", "1-го", "1.º"), and compound number words written tens first ("twenty
  * five", "twenty-five", "treinta y cinco", "עשרים וחמש"). Languages that put units first
  * ("fünfundzwanzig", "خمسة وعشرون") list their compounds as phrases: read the other way, "five
  * and twenty" would swallow "ב5 ועשרים" (5:20).
@@ -150,7 +150,7 @@ function mergeNumbers(placed: Placed[]): Placed[] {
       index += 1;
       continue;
     }
-    if (current.sym.k === 'num' && next?.sym.k === 'punct' && next.sym.v === '-' && placed[index + 2]?.sym.k === 'ord-suffix') {
+    if (current.sym.k === 'num' && next?.sym.k === 'punct' && (next.sym.v === '-' || next.sym.v === '.') && placed[index + 2]?.sym.k === 'ord-suffix') {
       out.push({ sym: { k: 'ord', v: current.sym.v }, text: `${current.text}-${placed[index + 2]?.text ?? ''}` });
       index += 2;
       continue;

@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { Symbols } from './grammar/cursor.js';
-import { parsePhrase } from './grammar/phrase.js';
+import { parsePhrase, type Component } from './grammar/phrase.js';
 import { interpret } from './interpret.js';
 import { translate } from './lexicon.js';
 import { isTimeLanguage, languageRules, timeLanguages, type TimeLanguage } from './languages/index.js';
@@ -32,7 +32,11 @@ export function timeOptionsFor(language: TimeLanguage, country: string | undefin
   return { weekStart: friday ? 7 : 1, weekend: friday ? [5, 6] : [6, 7], dayFirst, country };
 }
 
-/** The languages to try, in order: the user's, the script's, English, then the rest. */
+/**
+ * The languages to try, in order: the user's, the script's, English; the rest only when the
+ * user's language is not known (any language reading a phrase its user did not write in is a
+ * chance to misread it: Spanish "a 4 a 5").
+ */
 function candidates(phrase: string, language: string | undefined | null): TimeLanguage[] {
   const order: TimeLanguage[] = [];
   const add = (code: TimeLanguage): void => {
@@ -47,7 +51,7 @@ function candidates(phrase: string, language: string | undefined | null): TimeLa
     else if (code >= 0x400 && code <= 0x4ff) add('ru');
   }
   add('en');
-  for (const code of timeLanguages) add(code);
+  if (!isTimeLanguage(language)) for (const code of timeLanguages) add(code);
   return order;
 }
 
@@ -58,7 +62,7 @@ function readAs(phrase: string, language: TimeLanguage, context: ResolveContext)
   const fallback = language === 'en' ? undefined : languageRules('en')?.lexicon;
   const placed = translate(tokenize(phrase), rules.lexicon, fallback);
   const options = timeOptionsFor(language, context.country);
-  const parse = parsePhrase(new Symbols(placed, { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst }));
+  const parse = parsePhrase(new Symbols(placed, { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst, ordinalAfterWeekday: rules.ordinalAfterWeekday }));
   if (!parse.ok) return { kind: 'error', reason: 'unread', message: `Could not read "${parse.unread}" in "${phrase.trim()}".` };
   return interpret(parse.components, context.now, options);
 }
@@ -127,7 +131,7 @@ export function resolveRangePhrase(phrase: string, context: ResolveContext): Tim
     const fallback = language === 'en' ? undefined : languageRules('en')?.lexicon;
     const placed = translate(tokenize(phrase), rules.lexicon, fallback);
     const options = timeOptionsFor(language, context.country);
-    const grammar = { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst };
+    const grammar = { hourToMinutes: rules.hourToMinutes, dayFirst: options.dayFirst, ordinalAfterWeekday: rules.ordinalAfterWeekday };
     for (const split of rangeSplits(placed)) {
       const left = parsePhrase(new Symbols(split.left, grammar));
       const right = parsePhrase(new Symbols(split.right, grammar));
@@ -135,9 +139,11 @@ export function resolveRangePhrase(phrase: string, context: ResolveContext): Tim
       const start = interpret(left.components, context.now, options);
       if (start.kind === 'error' || start.kind === 'ambiguous' || start.kind === 'range') continue;
       const startMoment = start.kind === 'moment' ? start.moment : start.day;
-      // A time alone at the end ("friday 3 to 5pm") is on the start's day.
+      // A time alone at the end ("friday 3 to 5pm", "מחר מ-14:00 עד 16:00") is on the start's day;
+      // an end with a day of its own is read from the start ("friday to monday", "dec 28 to jan 3").
       const rightHasDay = right.components.some((component) => component.c === 'day');
-      const endComponents = rightHasDay || start.kind !== 'moment' ? right.components : [...left.components.filter((component) => component.c === 'day'), ...right.components];
+      const sameDay: Component = { c: 'day', spec: { d: 'rel', days: 0 }, text: '' };
+      const endComponents = rightHasDay || start.kind !== 'moment' ? right.components : [sameDay, ...right.components];
       const end = interpret(endComponents, startMoment.startOf('day').equals(context.now.startOf('day')) ? context.now : startMoment.startOf('day'), options);
       if (end.kind === 'error' || end.kind === 'ambiguous' || end.kind === 'range') continue;
       const endMoment = end.kind === 'moment' ? end.moment : end.day.plus({ days: 1 });

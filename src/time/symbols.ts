@@ -55,7 +55,8 @@ export type Keyword =
 
 /** One symbol. `num` carries the digits as written when it came from digits (width matters: "08"). */
 export type Sym =
-  | { k: 'num'; v: number; digits?: string; word?: boolean }
+  /** `vague`: "a few", "a couple": a count ("in a few days"), never an hour or a day of the month. */
+  | { k: 'num'; v: number; digits?: string; word?: boolean; vague?: boolean }
   | { k: 'ord'; v: number }
   | { k: 'weekday'; v: number } // 1 = Monday … 7 = Sunday (luxon)
   | { k: 'month'; v: number } // 1 … 12
@@ -106,6 +107,8 @@ function parseSymbol(spec: string): Sym {
   switch (kind) {
     case 'num':
       return { k: 'num', v: number, word: true };
+    case 'vague':
+      return { k: 'num', v: number, word: true, vague: true };
     case 'ord':
     case 'rel':
     case 'clock':

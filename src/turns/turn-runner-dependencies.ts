@@ -11,6 +11,7 @@ import type { PendingQuestions } from '../questions/pending-questions.js';
 import type { Clock } from '../shared/clock.js';
 import type { QuietHours } from '../users/quiet-hours.js';
 import type { ReminderTravel } from '../reminders/reminder-travel.js';
+import type { ZoneStatement } from '../timezones/zone-statement.js';
 import type { UserService } from '../users/user-service.js';
 import type { BudgetGuard } from '../budgets/budget-guard.js';
 import type { TurnMedia } from '../media/turn-media.js';
@@ -62,6 +63,8 @@ export interface TurnRunnerDependencies {
   onTurnEnd?: (event: TurnEnd) => void;
   /** Background fact learning: each turn schedules a pass for when the conversation pauses; absent: none. */
   learning?: { schedule(userId: string): Promise<void> };
+  /** After a turn that set something at a time, the zone it is in while the user's zone is only a guess (src/timezones). */
+  zoneStatement?: Pick<ZoneStatement, 'lineFor'>;
   /** After a turn that changed the user's time zone: the question whether repeating reminders move too (src/reminders/reminder-travel.ts). */
   travel?: Pick<ReminderTravel, 'questionAfter'>;
   /** The user's quiet hours (src/users/quiet-hours.ts): no "on it" message inside them; absent: none. */

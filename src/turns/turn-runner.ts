@@ -208,6 +208,7 @@ export class TurnRunner {
   /** The orchestrator's answer; a pending clarification's plan is resumed with this message as the answer. */
   private async answer(turn: IncomingTurn, signal: AbortSignal): Promise<TurnOutcome> {
     const { user, batch, logger } = turn;
+    const started = this.deps.clock.now();
     let media: Awaited<ReturnType<TurnRunner['prepareMedia']>> | undefined;
     let typing: TypingSession | undefined;
     try {
@@ -245,8 +246,11 @@ export class TurnRunner {
       typing?.stop();
       // The model saw only the beginning of a very long message: say so, whatever it answered.
       const cut = context.message.cut;
+      // A reminder set on a zone Herald only guessed says which zone (src/timezones), whatever the model wrote.
+      const zoneLine = await this.deps.zoneStatement?.lineFor(user, started, turn.language);
+      const reply = [result.reply, cut ? cutNote(cut, context.user.language, context.message.text) : undefined, zoneLine].filter(Boolean).join('\n\n');
       const outcome: TurnOutcome = {
-        reply: cut ? `${result.reply}\n\n${cutNote(cut, context.user.language, context.message.text)}` : result.reply,
+        reply,
         status: result.status,
         ...(result.failure ? { errorKind: result.failure.blame, errorMessage: result.failure.message } : {}),
         modelCalls: result.modelCalls,

@@ -8,6 +8,10 @@ export interface UserConfig {
   phone: string;
   name: string | null;
   timezone: string;
+  /** Where the zone came from: the number (one clock), a guess (Herald asks once), or the user (src/timezones). */
+  timezoneSource: 'number' | 'guess' | 'user';
+  /** When Herald asked which zone a guessed one should be (it asks once). */
+  timezoneAskedAt: Date | null;
   language: string | null;
   optedOut: boolean;
   isNew: boolean;
@@ -54,15 +58,22 @@ export class UserService {
     await executor.user.update({ where: { id: userId }, data: { quietHours } });
   }
 
-  /** Updates the profile fields a user can tell Herald about. A new time zone ends a trip to another (src/reminders/travel-trips.ts). */
+  /**
+   * Updates the profile fields a user can tell Herald about. A zone given here is the user's
+   * own (a pin, "I'm in Denver", the profile page, a pick): it is settled. A new time zone ends
+   * a trip to another (src/reminders/travel-trips.ts).
+   */
   async updateProfile(
     userId: string,
     changes: { name?: string | undefined; timezone?: string | undefined; language?: string | undefined },
     executor: PrismaExecutor = this.prisma,
   ): Promise<UserConfig> {
-    const data: { name?: string; timezone?: string; language?: string } = {};
+    const data: { name?: string; timezone?: string; timezoneSource?: 'user'; language?: string } = {};
     if (changes.name !== undefined) data.name = changes.name;
-    if (changes.timezone !== undefined) data.timezone = changes.timezone;
+    if (changes.timezone !== undefined) {
+      data.timezone = changes.timezone;
+      data.timezoneSource = 'user';
+    }
     if (changes.language !== undefined) data.language = changes.language;
     // A zone other than the trip's (the profile page, a pin) ends the trip: its return must not undo the change.
     if (changes.timezone !== undefined) await executor.trip.deleteMany({ where: { userId, timezone: { not: changes.timezone } } });
@@ -77,6 +88,8 @@ export function toUserConfig(user: User & { trip?: { homeTimezone: string; retur
     phone: user.phone,
     name: user.name,
     timezone: user.timezone,
+    timezoneSource: user.timezoneSource,
+    timezoneAskedAt: user.timezoneAskedAt,
     language: user.language,
     optedOut: user.optedOut,
     isNew: user.name === null,

@@ -5,9 +5,9 @@ import {
   describeUnusableAddress,
   parseTwilioAddress,
   timezoneForCountry,
-  timezoneForPhone,
   toTwilioAddress,
 } from '../../src/channels/phone-number.js';
+import { keepOneClock, zoneOfPhone } from '../../src/channels/phone-zones.js';
 
 const FALLBACK = 'America/New_York';
 
@@ -105,36 +105,44 @@ describe('countryOfPhone', () => {
   });
 });
 
-describe('timezoneForPhone', () => {
+describe('zoneOfPhone (libphonenumber time-zone mapping)', () => {
+  const now = new Date('2026-11-28T12:00:00Z');
+
   it.each([
     ['+442079460958', 'Europe/London'],
     ['+972501234567', 'Asia/Jerusalem'],
     ['+919876543210', 'Asia/Kolkata'],
     ['+4930123456', 'Europe/Berlin'],
-    ['+4915123456789', 'Europe/Berlin'],
     ['+33612345678', 'Europe/Paris'],
     ['+31612345678', 'Europe/Amsterdam'],
     ['+81312345678', 'Asia/Tokyo'],
-  ])('gives %s the zone %s', (phone, zone) => {
-    expect(timezoneForPhone(phone, FALLBACK)).toBe(zone);
+    // Countries with several zones: the area code decides.
+    ['+14155550123', 'America/Los_Angeles'],
+    ['+12125550123', 'America/New_York'],
+    ['+13035550123', 'America/Denver'],
+    ['+16045550100', 'America/Vancouver'],
+    ['+525512345678', 'America/Mexico_City'],
+    ['+5511912345678', 'America/Sao_Paulo'],
+    ['+79161234567', 'Europe/Moscow'],
+  ])('gives %s the zone %s, from the number', (phone, zone) => {
+    expect(zoneOfPhone(phone, FALLBACK, now)).toMatchObject({ timezone: zone, source: 'number' });
   });
 
-  it.each([
-    ['the United States', '+14155550100'],
-    ['Canada', '+16135550123'],
-    ['Australia', '+61412345678'],
-    ['Brazil', '+5511912345678'],
-    ['Russia', '+79123456789'],
-  ])('falls back for %s, which has many zones', (_country, phone) => {
-    expect(timezoneForPhone(phone, FALLBACK)).toBe(FALLBACK);
-    expect(timezoneForPhone(phone, 'Europe/Paris')).toBe('Europe/Paris');
+  it('guesses (and keeps the candidates to ask about) when the number maps to several clocks', () => {
+    const tollFree = zoneOfPhone('+18005550123', FALLBACK, now);
+    expect(tollFree).toMatchObject({ timezone: FALLBACK, source: 'guess' });
+    expect(tollFree.candidates).toEqual(expect.arrayContaining(['America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles']));
   });
 
-  it('falls back for invalid and non-geographic numbers', () => {
-    expect(timezoneForPhone('+12345', FALLBACK)).toBe(FALLBACK);
-    expect(timezoneForPhone('garbage', FALLBACK)).toBe(FALLBACK);
-    expect(timezoneForPhone('', FALLBACK)).toBe(FALLBACK);
-    expect(timezoneForPhone('+80012345678', FALLBACK)).toBe(FALLBACK);
+  it('guesses with no candidates for a number the mapping does not know', () => {
+    expect(zoneOfPhone('+88213100001', FALLBACK, now)).toEqual({ timezone: FALLBACK, source: 'guess', candidates: [] });
+    expect(zoneOfPhone('garbage', FALLBACK, now)).toEqual({ timezone: FALLBACK, source: 'guess', candidates: [] });
+  });
+
+  it('treats zones that keep one clock all year as one (Guernsey, Isle of Man, London)', () => {
+    expect(keepOneClock(['Europe/Guernsey', 'Europe/Isle_of_Man', 'Europe/London'], 2026)).toBe(true);
+    // Denver and Phoenix agree in winter only.
+    expect(keepOneClock(['America/Denver', 'America/Phoenix'], 2026)).toBe(false);
   });
 });
 

@@ -36,6 +36,8 @@ export interface CorpusFile {
   source: string;
   language: TimeLanguage;
   zone?: string;
+  /** Duckling's reference is local time at a fixed offset (UTC-2). */
+  referenceOffsetMinutes?: number;
   examples: CorpusExample[];
   negative?: string[];
 }
@@ -110,7 +112,10 @@ function matches(reading: TimeReading, type: string, value: CorpusExample['value
   const shape = shapes(reading);
   switch (type) {
     case 'date':
+      return reading.kind === 'day' && !reading.part ? shape.date === value.value : false;
     case 'holiday':
+      // A holiday is a day ("christmas") or a span of one ("morning of xmas", "Rosh Hashanah 2018").
+      if (value.start !== undefined) return matches(reading, 'daterange', value);
       return reading.kind === 'day' && !reading.part ? shape.date === value.value : false;
     case 'datetime':
       return shape.datetime !== undefined && shape.datetime === value.value;
@@ -137,8 +142,17 @@ function describe(resolution: TimeResolution): string {
   }
 }
 
+/** `later` is `earlier` moved on by whole years, whole months (same day of the month) or whole weeks. */
+function isLaterOccurrence(later: DateTime, earlier: DateTime): boolean {
+  const sameTime = later.toFormat('HH:mm:ss') === earlier.toFormat('HH:mm:ss');
+  if (!sameTime) return false;
+  if (later.day === earlier.day && (later.month === earlier.month || later.year * 12 + later.month > earlier.year * 12 + earlier.month)) return true;
+  const days = Math.round(later.startOf('day').diff(earlier.startOf('day'), 'days').days);
+  return days > 0 && days % 7 === 0;
+}
+
 /** A difference Herald makes on purpose, by name (src/time/README.md), or undefined. */
-function conventionFor(reading: TimeReading, example: CorpusExample, kinds: Set<string>, reference: DateTime): string | undefined {
+function conventionFor(reading: TimeReading, example: CorpusExample, kinds: Set<string>, reference: DateTime, language: TimeLanguage): string | undefined {
   if (reading.kind !== 'moment' && reading.kind !== 'day') return undefined;
   const ours = reading.kind === 'moment' ? reading.moment : reading.day;
   for (const value of example.values) {
@@ -151,24 +165,38 @@ function conventionFor(reading: TimeReading, example: CorpusExample, kinds: Set<
     if (kinds.has('weekday') && (kinds.has('next') || kinds.has('after-next')) && Math.abs(hours) === 24 * 7) return 'next-weekday';
     if (kinds.has('weekday') && ours.hasSame(reference, 'day') && hours === -24 * 7) return 'bare-weekday-includes-today';
     if (kinds.has('weekday') && (kinds.has('last') || kinds.has('past')) && hours === 24 * 7) return 'last-weekday-is-the-most-recent';
-    // A date named without a year (or month) is the next one, today included; the corpus chose a past one.
-    if (expected < reference.startOf('day') && ours >= reference.startOf('day') && !kinds.has('last') && !kinds.has('ago') && !kinds.has('num-year')) return 'next-occurrence';
+    // "last week sunday" where weeks start on Sunday (Israel, the Arab world) is a week earlier than in a Monday week.
+    if (kinds.has('weekday') && kinds.has('unit') && Math.abs(hours) === 24 * 7 && ['he', 'ar'].includes(example.id.startsWith('he#') ? 'he' : language)) return 'week-starts-on-sunday';
+    // A date named without a year (or month, or week) is the next one, today included; the corpus chose
+    // a past one. Only the same date a whole number of years, months or weeks later counts.
+    if (expected < reference.startOf('day') && ours >= reference.startOf('day') && !kinds.has('last') && !kinds.has('ago') && isLaterOccurrence(ours, expected)) return 'next-occurrence';
     if (!kinds.has('ampm') && !kinds.has('part') && Math.abs(hours) === 12) return 'hour-without-am-pm';
+    // Islamic holidays fall by the moon's sighting: a day either way, and Herald's answer says so.
+    if (kinds.has('holiday') && Math.abs(hours) === 24 && reading.notes.some((note) => note.includes('moon'))) return 'islamic-moon-sighting';
+    // "in 7 days", "a fortnight ago": a day, not an hour of it (Duckling keeps the hour).
+    if (reading.kind === 'day' && kinds.has('unit') && (kinds.has('in') || kinds.has('ago') || kinds.has('from-now')) && ours.hasSame(expected, 'day')) return 'day-offset-is-a-day';
     if (!kinds.has('rel') && !kinds.has('weekday') && !kinds.has('month') && hours === 24 && reading.kind === 'moment') return 'past-time-is-tomorrow';
     if (!kinds.has('rel') && !kinds.has('weekday') && !kinds.has('ampm') && (hours === 12 || hours === 36)) return 'hour-without-am-pm';
   }
   return undefined;
 }
 
+/** What is scored: Herald's resolver, or a candidate library adapted to answer the same way (bench/dates.ts). */
+export type Resolver = (phrase: string, context: { now: DateTime; language: TimeLanguage; country: string | undefined }, span: boolean) => TimeResolution;
+
+/** Herald's own resolver. */
+export const heraldResolver: Resolver = (phrase, context, span) => (span ? resolveRangePhrase(phrase, context) : resolvePhrase(phrase, context));
+
 /** Scores one example. */
-export function scoreExample(example: CorpusExample, language: TimeLanguage, zone = 'UTC'): Scored | undefined {
+export function scoreExample(example: CorpusExample, language: TimeLanguage, zone = 'UTC', resolver: Resolver = heraldResolver): Scored | undefined {
   const kinds = symbolKinds(example.phrase, language);
   const set = setOf(example, kinds);
   if (!set) return undefined;
   const now = DateTime.fromISO(example.reference, { zone });
   const context = { now, language, country: corpusCountry[language] };
   const started = performance.now();
-  const resolution = set === 'spans' || spanTypes.has(example.type) ? resolveRangePhrase(example.phrase, context) : resolvePhrase(example.phrase, context);
+  const span = set === 'spans' || spanTypes.has(example.type) || example.values.some((value) => value.start !== undefined);
+  const resolution = resolver(example.phrase, context, span);
   const micros = (performance.now() - started) * 1000;
   const answer = describe(resolution);
   const scored = (outcome: Outcome, convention?: string): Scored => ({ example, set, outcome, convention, answer, micros });
@@ -184,15 +212,22 @@ export function scoreExample(example: CorpusExample, language: TimeLanguage, zon
   }
   if (example.type === 'ambiguous') return scored('wrong');
   if (example.values.some((value) => matches(resolution, example.type, value))) return scored('exact');
-  const convention = conventionFor(resolution, example, kinds, now);
+  const convention = conventionFor(resolution, example, kinds, now, language);
   return convention ? scored('convention', convention) : scored('wrong');
 }
 
+/** "UTC-2" for -120: the fixed zone a corpus's reference times are written in. */
+function zoneOfOffset(minutes: number | undefined): string {
+  if (!minutes) return 'UTC';
+  const hours = Math.abs(minutes) / 60;
+  return `UTC${minutes < 0 ? '-' : '+'}${hours}`;
+}
+
 /** Every scored example of a file. */
-export function scoreCorpus(file: CorpusFile): Scored[] {
+export function scoreCorpus(file: CorpusFile, resolver: Resolver = heraldResolver): Scored[] {
   const scored: Scored[] = [];
   for (const example of file.examples) {
-    const result = scoreExample(example, file.language, file.zone ?? 'UTC');
+    const result = scoreExample(example, file.language, file.zone ?? zoneOfOffset(file.referenceOffsetMinutes), resolver);
     if (result) scored.push(result);
   }
   return scored;

@@ -75,7 +75,7 @@ describe('the YES/NO answer: two answers to one pending confirmation at once', (
     let read: Promise<LatestQuestion[]> | undefined;
     return {
       turnId: message.id,
-      user: { id: userId, phone: '+14155550000', name: null, timezone: 'UTC', language: null, optedOut: false, isNew: false, quietHours: null },
+      user: { id: userId, phone: '+14155550000', name: null, timezone: 'UTC', timezoneSource: 'user', timezoneAskedAt: null, language: null, optedOut: false, isNew: false, quietHours: null },
       batch: [message as Message],
       latest: message as Message,
       channel: 'sms',

@@ -40,11 +40,13 @@ function hourWord(symbols: Symbols, start: number): Parsed<Hour> | undefined {
   return { value: { hour: number.v, meridiem: meridiem?.value, exact }, end };
 }
 
-/** "pm", "p.m.", "a" after a number ("5a"); "a" is only am when nothing makes it an article. */
+/** "pm", "p.m.", "a" after a number ("at 5a"); "a" is only am after "at" and when nothing makes it an article. */
 function ampmAt(symbols: Symbols, start: number): Parsed<'am' | 'pm'> | undefined {
   const sym = symbols.at(start);
   if (sym?.k === 'ampm') return { value: sym.v, end: start + 1 };
-  if (sym?.k === 'a') {
+  // "at 5a", "9:00a", "8:45a": after "at" or after minutes; "A4" or "4a" alone are not times.
+  const afterMinutes = symbols.num(start - 1)?.digits?.length === 2 && symbols.punct(start - 2, ':');
+  if (sym?.k === 'a' && (symbols.is(start - 2, 'at') || afterMinutes)) {
     const after = symbols.at(start + 1);
     if (after === undefined || after.k === 'punct' || after.k === 'part' || after.k === 'weekday' || after.k === 'rel' || after.k === 'on') {
       return { value: 'am', end: start + 1 };
@@ -141,13 +143,16 @@ function numberTime(symbols: Symbols, start: number, bareAllowed: boolean): Pars
   if (hour.v > 24) return undefined;
   const exact = hour.v > 12 || hour.v === 0 || (hour.digits?.startsWith('0') ?? false);
   let end = start + 1;
+  // "11-ish".
+  if (symbols.punct(end, '-') && symbols.is(end + 1, 'oclock')) end += 1;
   const oclock = symbols.is(end, 'oclock');
   if (oclock) end += 1;
   // "five-thirty".
   if (hour.word === true && symbols.punct(end, '-') && symbols.num(end + 1)?.word === true) end += 1;
   // "15 heures 30", "3 часа 20 минут", "eight forty", "seven thirty pm", "eleven five".
   const minute = symbols.num(end);
-  const bothWords = minute?.word === true && hour.word === true;
+  // "eleven five" is 11:05; "two three" is two numbers.
+  const bothWords = minute?.word === true && hour.word === true && hour.v >= 10;
   if (minute && Number.isInteger(minute.v) && minute.v >= 0 && minute.v <= 59 && (oclock || minute.word === true || hour.word === true) && (minute.v >= 10 || isTwoDigits(minute.digits) || bothWords)) {
     let minuteEnd = end + 1;
     const unit = symbols.at(minuteEnd);

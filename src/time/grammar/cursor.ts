@@ -15,6 +15,11 @@ export interface GrammarOptions {
   hourToMinutes: boolean;
   /** Numeric dates: 3/12 is the 3rd of December (true), March 12 (false), or ambiguous (undefined). */
   dayFirst: boolean | undefined;
+  /**
+   * An ordinal after a weekday counts weekdays: Hebrew "שישי השלישי", Arabic "الجمعة الثالثة" are
+   * the third Friday. In English "friday the 3rd" is a date, so English leaves it off.
+   */
+  ordinalAfterWeekday?: boolean;
 }
 
 /** The symbols of one phrase, read by the grammar's small parsers. */
@@ -43,9 +48,10 @@ export class Symbols {
     return sym?.k === 'punct' && marks.includes(sym.v);
   }
 
-  num(index: number): Extract<Sym, { k: 'num' }> | undefined {
+  /** A number at `index` (not a vague count, unless `vague` says so: "a few" is only a count). */
+  num(index: number, vague = false): Extract<Sym, { k: 'num' }> | undefined {
     const sym = this.at(index);
-    return sym?.k === 'num' ? sym : undefined;
+    return sym?.k === 'num' && (vague || sym.vague !== true) ? sym : undefined;
   }
 
   /** Skips the keywords given, returning the first index that is not one of them. */

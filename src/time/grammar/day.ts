@@ -86,14 +86,48 @@ function weekdayDay(symbols: Symbols, start: number): Parsed<DaySpec> | undefine
   return { value: { d: 'weekday', weekday: weekday.v, qualifier }, end: index };
 }
 
-/** A 4-digit year, or "of 2027". */
+/** A 4-digit year, or "of 2027", or a year in words ("nineteen eighty six", "two thousand and eighteen"). */
 function yearAt(symbols: Symbols, start: number): Parsed<number> | undefined {
   let index = start;
   if (symbols.punct(index, ',')) index += 1;
   index = symbols.skip(index, 'of');
   const year = symbols.num(index);
   if (year && year.digits?.length === 4 && year.v >= 1000 && year.v <= 2999) return { value: year.v, end: index + 1 };
-  return undefined;
+  return yearInWords(symbols, index);
+}
+
+const wordNumber = (symbols: Symbols, index: number, low: number, high: number): number | undefined => {
+  const sym = symbols.num(index);
+  return sym?.word === true && Number.isInteger(sym.v) && sym.v >= low && sym.v <= high ? sym.v : undefined;
+};
+
+/** "nineteen eighty six" (1986), "nineteen zero one" (1901), "seventeen hundred thirty three", "two thousand and eighteen". */
+function yearInWords(symbols: Symbols, start: number): Parsed<number> | undefined {
+  const first = wordNumber(symbols, start, 1, 29);
+  if (first === undefined) return undefined;
+  // "two thousand (and) eighteen".
+  if (first <= 2 && symbols.num(start + 1)?.v === 1000) {
+    let index = start + 2;
+    if (symbols.is(index, 'and')) index += 1;
+    const rest = wordNumber(symbols, index, 1, 99);
+    return rest === undefined ? { value: first * 1000, end: start + 2 } : { value: first * 1000 + rest, end: index + 1 };
+  }
+  if (first < 10) return undefined;
+  // "seventeen hundred (and) thirty three".
+  if (symbols.num(start + 1)?.v === 100) {
+    let index = start + 2;
+    if (symbols.is(index, 'and')) index += 1;
+    const rest = wordNumber(symbols, index, 1, 99);
+    return rest === undefined ? { value: first * 100, end: start + 2 } : { value: first * 100 + rest, end: index + 1 };
+  }
+  // "nineteen eighty six", "nineteen zero one" (zero and a digit).
+  const second = wordNumber(symbols, start + 1, 0, 99);
+  if (second === undefined) return undefined;
+  if (second === 0) {
+    const digit = wordNumber(symbols, start + 2, 1, 9);
+    return digit === undefined ? undefined : { value: first * 100 + digit, end: start + 3 };
+  }
+  return second >= 10 ? { value: first * 100 + second, end: start + 2 } : undefined;
 }
 
 /**
@@ -104,7 +138,7 @@ function dayNumber(symbols: Symbols, start: number, words = false): Parsed<numbe
   const index = symbols.skip(start, 'the');
   const sym = symbols.at(index);
   if (sym?.k === 'ord' && sym.v >= 1 && sym.v <= 31) return { value: sym.v, end: index + 1 };
-  if (sym?.k === 'num' && (sym.digits !== undefined || words) && Number.isInteger(sym.v) && sym.v >= 1 && sym.v <= 31 && (sym.digits?.length ?? 2) <= 2) {
+  if (sym?.k === 'num' && sym.vague !== true && (sym.digits !== undefined || words) && Number.isInteger(sym.v) && sym.v >= 1 && sym.v <= 31 && (sym.digits?.length ?? 2) <= 2) {
     const end = symbols.punct(index + 1, '.') && symbols.at(index + 2)?.k === 'month' ? index + 2 : index + 1;
     return { value: sym.v, end };
   }
@@ -142,8 +176,8 @@ function monthDate(symbols: Symbols, start: number): Parsed<DaySpec> | undefined
     const year = yearAt(symbols, end) ?? (symbols.punct(end, '-', '/', '.') ? yearAt(symbols, end + 1) : undefined);
     return { value: { d: 'date', day: day.value, month: named.v, year: year?.value }, end: year?.end ?? end };
   }
-  // "the 15th of next month", "the 20th of the month".
-  const monthOffset = monthOffsetAt(symbols, index);
+  // "the 15th of next month", "the 20th of the month" (not "3 months": a count).
+  const monthOffset = index > day.end || symbols.at(day.end)?.k !== 'unit' ? monthOffsetAt(symbols, index) : undefined;
   if (monthOffset) return { value: { d: 'date', day: day.value, monthOffset: monthOffset.value }, end: monthOffset.end };
   return undefined;
 }
@@ -171,7 +205,12 @@ function bareDayOfMonth(symbols: Symbols, start: number): Parsed<DaySpec> | unde
     const end = symbols.is(index + 1, 'day-of-month') ? index + 2 : index + 1;
     return { value: { d: 'date', day: sym.v }, end };
   }
-  if (hasArticle && sym?.k === 'num' && Number.isInteger(sym.v) && sym.v >= 1 && sym.v <= 31 && (sym.digits?.length ?? 1) <= 2) {
+  if (hasArticle && sym?.k === 'num' && sym.vague !== true && Number.isInteger(sym.v) && sym.v >= 1 && sym.v <= 31 && (sym.digits?.length ?? 1) <= 2) {
+    return { value: { d: 'date', day: sym.v }, end: index + 1 };
+  }
+  // "15 at 8:00", "15, 8pm": a bare day of the month when a time follows it.
+  const clockAfter = (symbols.is(index + 1, 'at') || symbols.punct(index + 1, ',')) && symbols.num(index + 2) !== undefined;
+  if (sym?.k === 'num' && sym.digits !== undefined && sym.digits.length <= 2 && sym.v >= 1 && sym.v <= 31 && clockAfter) {
     return { value: { d: 'date', day: sym.v }, end: index + 1 };
   }
   return undefined;
@@ -183,6 +222,7 @@ function weekdayAndDate(symbols: Symbols, start: number): Parsed<DaySpec> | unde
   if (weekday?.k !== 'weekday') return undefined;
   let index = symbols.punct(start + 1, ',', '-', '(') ? start + 2 : start + 1;
   if (symbols.punct(index, '(')) index += 1;
+  if (symbols.options.ordinalAfterWeekday && nthAt(symbols, index)) return undefined;
   const date = longest(monthDate(symbols, index), bareDayOfMonth(symbols, index), numericDate(symbols, index), plainDayOfMonth(symbols, index));
   if (!date || (date.value.d !== 'date' && date.value.d !== 'numeric')) return undefined;
   const end = symbols.punct(date.end, ')') ? date.end + 1 : date.end;
@@ -191,18 +231,23 @@ function weekdayAndDate(symbols: Symbols, start: number): Parsed<DaySpec> | unde
 }
 
 /**
- * A bare number after a weekday that can only be the day of the month: "sunday 31", or
- * "friday 23 at 4" (a time follows). "friday 3" stays a time.
+ * A bare number after a weekday that is the day of the month: "sunday 31", "lunes 21",
+ * "sexta-feira 13", or "friday 3 at 4" (a time follows). "friday 3" stays a time; a 24-hour
+ * time after a weekday is written as one ("21:00", "21h", "21 Uhr").
  */
 function plainDayOfMonth(symbols: Symbols, start: number): Parsed<DaySpec> | undefined {
   const sym = symbols.num(start);
   if (!sym || sym.digits === undefined || !Number.isInteger(sym.v) || sym.v < 1 || sym.v > 31) return undefined;
-  if (sym.v < 25 && !symbols.is(start + 1, 'at')) return undefined;
+  if (sym.v < 13 && !(symbols.is(start + 1, 'at') && symbols.num(start + 2))) return undefined;
+  if (symbols.is(start + 1, 'oclock', 'h') || symbols.at(start + 1)?.k === 'ampm' || symbols.punct(start + 1, ':')) return undefined;
   return { value: { d: 'date', day: sym.v }, end: start + 1 };
 }
 
 /** "3/12", "3.12.26", "2026-12-03", "12/3/2026", "3-12", "20161016". */
-function numericDate(symbols: Symbols, start: number): Parsed<DaySpec> | undefined {
+function numericDate(symbols: Symbols, at: number): Parsed<DaySpec> | undefined {
+  // "ה-5.12", "the 5/12".
+  let start = symbols.skip(at, 'the');
+  if (start > at && symbols.punct(start, '-')) start += 1;
   const first = symbols.num(start);
   if (!first || first.digits === undefined || !Number.isInteger(first.v)) return undefined;
   if (first.digits.length === 8) {
@@ -226,8 +271,17 @@ function numericDate(symbols: Symbols, start: number): Parsed<DaySpec> | undefin
     if (digits !== 2 && digits !== 4) return undefined;
     return { value: { d: 'numeric', first: first.v, second: second.v, year: third.v, twoDigitYear: digits === 2 }, end: start + 5 };
   }
-  // "3.12" with a dot, "3-12" with a dash: only as a date when nothing says it is a time or a number.
+  // "3.12" with a dot, "3-12" with a dash: a date only when one of its readings is a day of the
+  // year ("20.30" and "2.30" are times).
+  if (!plausibleDate(first.v, second.v) && !plausibleDate(second.v, first.v)) return undefined;
   return { value: { d: 'numeric', first: first.v, second: second.v }, end: start + 3 };
+}
+
+const longestMonths = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** A day and month that exist in some year. */
+function plausibleDate(day: number, month: number): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= (longestMonths[month - 1] ?? 0);
 }
 
 /** An ordinal for "the first/second/last … of": numbers 1–5, or "last". */
@@ -256,6 +310,8 @@ function nthWeekday(symbols: Symbols, start: number): Parsed<DaySpec> | undefine
     if (symbols.at(start)?.k !== 'weekday') return undefined;
     const after = nthAt(symbols, start + 1);
     if (!after) return undefined;
+    // "friday the 3rd" is a date in English; "שישי השלישי" is the third Friday in Hebrew.
+    if (!symbols.options.ordinalAfterWeekday && after.value !== -1) return undefined;
     n = after.value;
     weekdayIndex = start;
     index = after.end;
@@ -272,6 +328,7 @@ function nthWeekday(symbols: Symbols, start: number): Parsed<DaySpec> | undefine
   if (offset) return { value: { d: 'nth-weekday', n, weekday: weekday.v, monthOffset: offset.value }, end: offset.end };
   // "the third tuesday": of this month, or the next month when this month's has passed. ("last friday" alone is the most recent one.)
   if (n === -1) return undefined;
+  if (weekdayIndex === start && !symbols.options.ordinalAfterWeekday) return undefined;
   return { value: { d: 'nth-weekday', n, weekday: weekday.v }, end: index };
 }
 
@@ -391,12 +448,18 @@ function edgeDay(symbols: Symbols, start: number): Parsed<DaySpec> | undefined {
   return { value: { d: 'edge', edge, unit: unit.v, offset: before ?? after ?? 0 }, end: index };
 }
 
-/** A day at `start`, the longest reading. */
-export function parseDay(symbols: Symbols, start: number): Parsed<DaySpec> | undefined {
+/** A day at `start`, the longest reading; "at" before it is allowed (Hebrew ב: "ב-15 בדצמבר", "ב-3.12"). */
+export function parseDay(symbols: Symbols, at: number): Parsed<DaySpec> | undefined {
+  const start = symbols.skip(at, 'at');
+  if (symbols.punct(start, '-') && start > at) return parseDayAt(symbols, start + 1);
+  return parseDayAt(symbols, start);
+}
+
+function parseDayAt(symbols: Symbols, start: number): Parsed<DaySpec> | undefined {
   return longest(
     relativeDay(symbols, start),
-    weekdayAndDate(symbols, start),
     nthWeekday(symbols, start),
+    weekdayAndDate(symbols, start),
     monthDate(symbols, start),
     numericDate(symbols, start),
     holidayDay(symbols, start),

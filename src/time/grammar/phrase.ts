@@ -21,9 +21,10 @@ export type Component =
 /** A phrase read into components, or the words that could not be read. */
 export type PhraseParse = { ok: true; components: Component[] } | { ok: false; unread: string };
 
-/** Words that join components without meaning anything: "at 5", "on friday", ", ". */
+/** Words that join components without meaning anything: "at 5", "on friday", ", ". A word left dangling at the end ("at a couple of") joins nothing. */
 function isSoft(symbols: Symbols, index: number): boolean {
-  return symbols.is(index, 'at', 'on', 'the', 'filler', 'by', 'of', 'from') || symbols.punct(index, ',', '.', '!', '?', '(', ')', ';', '-', '@');
+  if (symbols.punct(index, ',', '.', '!', '?', '(', ')', ';', '-', '@')) return true;
+  return symbols.is(index, 'at', 'on', 'the', 'filler', 'by', 'of', 'from') && (index < symbols.length - 1 || symbols.is(index, 'filler'));
 }
 
 /** "in the evening", "de la tarde", "בערב", "morning". */
@@ -64,9 +65,12 @@ function endOfDayAt(symbols: Symbols, start: number): Parsed<DaySpec | undefined
 function bareHourAllowed(symbols: Symbols, index: number, components: Component[]): boolean {
   let before = index - 1;
   while (before >= 0 && symbols.is(before, 'the')) before -= 1;
-  if (symbols.is(before, 'at')) return true;
+  // "at 5", "around 4", "about 6".
+  if (symbols.is(before, 'at', 'filler')) return true;
   const previous = components[components.length - 1];
-  if (previous && (previous.c === 'day' || previous.c === 'part')) return true;
+  // Beside "tomorrow" or "friday" a lone number is an hour; after a date ("april 14 15") it may be a year.
+  if (previous?.c === 'part') return true;
+  if (previous?.c === 'day' && previous.spec.d !== 'date' && previous.spec.d !== 'numeric') return true;
   let after = index + 1;
   if (symbols.is(after, 'oclock')) after += 1;
   if (symbols.punct(after, ',')) after += 1;

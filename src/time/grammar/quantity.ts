@@ -16,7 +16,7 @@ function unitAt(symbols: Symbols, index: number): TimeUnit | undefined {
 
 /** A count before a unit: "3", "1.5", "1/2", "a", "half a(n)", "a quarter of an", or none ("בעוד שעה"). */
 function countAt(symbols: Symbols, start: number): Parsed<number> | undefined {
-  const number = symbols.num(start);
+  const number = symbols.num(start, true);
   if (number) {
     // "1.5 hours", "1,5 Stunden".
     const fraction = symbols.num(start + 2);
@@ -53,8 +53,10 @@ export function parseQuantity(symbols: Symbols, start: number): Parsed<Quantity>
   let index = start;
   let read = false;
   for (;;) {
-    const count = countAt(symbols, index) ?? (unitAt(symbols, index) !== undefined && !read ? { value: 1, end: index } : undefined);
-    if (!count) break;
+    const counted = countAt(symbols, index) ?? (unitAt(symbols, index) !== undefined && !read ? { value: 1, end: index } : undefined);
+    if (!counted) break;
+    // "a couple of days", "un par de horas".
+    const count = symbols.is(counted.end, 'of') && unitAt(symbols, counted.end + 1) !== undefined ? { value: counted.value, end: counted.end + 1 } : counted;
     const unit = unitAt(symbols, count.end);
     if (unit === undefined || parts[unit] !== undefined) {
       // "2h30": minutes after an hour mark with no unit of their own.

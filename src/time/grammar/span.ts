@@ -62,7 +62,7 @@ function rollingSpan(symbols: Symbols, start: number): Parsed<SpanSpec> | undefi
   const sign = symbols.is(index, 'next', 'this') ? 1 : symbols.is(index, 'last', 'past') ? -1 : undefined;
   if (sign === undefined) return undefined;
   index += 1;
-  const count = symbols.num(index);
+  const count = symbols.num(index, true);
   if (!count || !Number.isInteger(count.v) || count.v < 1 || count.v > 366) return undefined;
   index += 1;
   const unit = symbols.at(index);

@@ -11,7 +11,7 @@ export const english: LexiconSource = {
     tonight: 'rel:0 part:night', tonite: 'rel:0 part:night', 'this morning': 'rel:0 part:morning', 'this afternoon': 'rel:0 part:afternoon',
     'this evening': 'rel:0 part:evening', 'this night': 'rel:0 part:night', 'last night': 'rel:-1 part:night',
     'tomorrow night': 'rel:1 part:night', 'tomorrow morning': 'rel:1 part:morning',
-    now: 'now', 'at the moment': 'now', 'at present': 'now', 'at the present time': 'now', 'at this time': 'now', 'right now': 'now', 'just now': 'now', asap: 'now', 'as soon as possible': 'now', immediately: 'now',
+    now: 'now', 'at the minute': 'now', 'at the moment': 'now', 'at present': 'now', 'at the present time': 'now', 'at this time': 'now', 'right now': 'now', 'just now': 'now', asap: 'now', 'as soon as possible': 'now', immediately: 'now',
     // Weekdays.
     monday: 'weekday:1', mon: 'weekday:1', mondays: 'weekday:1',
     tuesday: 'weekday:2', tue: 'weekday:2', tues: 'weekday:2', tuesdays: 'weekday:2',
@@ -55,8 +55,8 @@ export const english: LexiconSource = {
     this: 'this', 'this next': 'next', that: 'this', 'after next': 'after-next',
     // Durations.
     in: 'in', 'in the': 'in the', within: 'within', ago: 'ago', 'from now': 'from-now', 'from today': 'from-now', later: 'from-now', hence: 'from-now',
-    an: 'a', one: 'num:1', 'a couple of': 'num:2', 'couple of': 'num:2', 'a couple': 'num:2', couple: 'num:2',
-    'a few': 'num:3', few: 'num:3',
+    an: 'a', one: 'num:1', 'a couple of': 'vague:2 of', 'couple of': 'vague:2 of', 'a couple': 'vague:2', couple: 'vague:2',
+    'a few': 'vague:3', few: 'vague:3',
     // Words between the parts.
     at: 'at', '@': 'at', on: 'on', the: 'the', of: 'of', and: 'and', '&': 'and', from: 'from', until: 'until', through: 'until', thru: 'until',
     between: 'between', by: 'by', around: 'filler', about: 'filler', approximately: 'filler', 'no later than': 'by', 'not later than': 'by',
@@ -70,7 +70,7 @@ export const english: LexiconSource = {
     zero: 'num:0', two: 'num:2', three: 'num:3', four: 'num:4', five: 'num:5', six: 'num:6', seven: 'num:7', eight: 'num:8', nine: 'num:9', ten: 'num:10',
     eleven: 'num:11', twelve: 'num:12', thirteen: 'num:13', fourteen: 'num:14', fifteen: 'num:15', sixteen: 'num:16', seventeen: 'num:17',
     eighteen: 'num:18', nineteen: 'num:19', twenty: 'num:20', thirty: 'num:30', forty: 'num:40', fourty: 'num:40', fifty: 'num:50',
-    sixty: 'num:60', seventy: 'num:70', eighty: 'num:80', ninety: 'num:90', 'a hundred': 'num:100', hundred: 'num:100',
+    sixty: 'num:60', seventy: 'num:70', eighty: 'num:80', ninety: 'num:90', 'a hundred': 'num:100', hundred: 'num:100', thousand: 'num:1000',
     'second of': 'ord:2 of', 'the second': 'the ord:2', first: 'ord:1', third: 'ord:3', fourth: 'ord:4', fifth: 'ord:5', sixth: 'ord:6', seventh: 'ord:7', eighth: 'ord:8', ninth: 'ord:9',
     tenth: 'ord:10', eleventh: 'ord:11', twelfth: 'ord:12', thirteenth: 'ord:13', fourteenth: 'ord:14', fifteenth: 'ord:15', sixteenth: 'ord:16',
     seventeenth: 'ord:17', eighteenth: 'ord:18', nineteenth: 'ord:19', twentieth: 'ord:20', 'twenty first': 'ord:21', 'twenty-first': 'ord:21',

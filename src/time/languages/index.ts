@@ -18,6 +18,8 @@ export interface TimeLanguageRules {
   lexicon: Lexicon;
   /** "6 menos cuarto" (hour, to, minutes) is a time (see GrammarOptions). */
   hourToMinutes: boolean;
+  /** "שישי השלישי" (weekday, ordinal) is the third Friday (see GrammarOptions). */
+  ordinalAfterWeekday: boolean;
 }
 
 const sources: Record<TimeLanguage, { source: LexiconSource; hourToMinutes: boolean }> = {
@@ -38,7 +40,7 @@ export function languageRules(language: TimeLanguage): TimeLanguageRules {
   const cached = compiled.get(language);
   if (cached) return cached;
   const entry = sources[language];
-  const rules = { language, lexicon: compileLexicon(entry.source), hourToMinutes: entry.hourToMinutes };
+  const rules = { language, lexicon: compileLexicon(entry.source), hourToMinutes: entry.hourToMinutes, ordinalAfterWeekday: language === 'he' || language === 'ar' };
   compiled.set(language, rules);
   return rules;
 }

@@ -89,7 +89,11 @@ function calendarDate(today: DateTime, spec: Extract<DaySpec, { d: 'date' }>, op
     const base = today.startOf('month').plus({ months: spec.monthOffset ?? 0 });
     if (spec.monthOffset !== undefined) {
       const day = dayOf(today, base.year, base.month, spec.day);
-      return day ? { ok: true, day, notes: [] } : noSuchDate();
+      if (!day) return noSuchDate();
+      if (spec.weekday !== undefined && day.weekday !== spec.weekday) {
+        return conflict(day, weekday(today, { d: 'weekday', weekday: spec.weekday, qualifier: 'bare' }), 'The weekday does not match the date.');
+      }
+      return { ok: true, day, notes: [] };
     }
     // "the 15th": the next 15th, today included; with a weekday, the next one on that weekday.
     for (let months = 0; months < 28; months += 1) {
@@ -203,9 +207,10 @@ export function resolveDaySpec(spec: DaySpec, today: DateTime, options: TimeOpti
       } else if (spec.monthOffset !== undefined) {
         monthStart = today.startOf('month').plus({ months: spec.monthOffset });
       } else {
+        // "the third tuesday": this month's, or next month's once it has passed; a month without it is no answer.
         monthStart = today.startOf('month');
         const thisMonth = nthWeekdayOf(monthStart, spec.n, spec.weekday);
-        if (!thisMonth || thisMonth < today) monthStart = monthStart.plus({ months: 1 });
+        if (thisMonth && thisMonth < today) monthStart = monthStart.plus({ months: 1 });
       }
       const day = nthWeekdayOf(monthStart, spec.n, spec.weekday);
       if (!day) return { ok: false, message: `${monthStart.toFormat('LLLL yyyy')} has no ${ordinal(spec.n)} ${englishWeekdays[spec.weekday] ?? ''}.` };

@@ -53,6 +53,12 @@ export function choiceAnswer(deps: { questions: PendingQuestions; runner: Action
   };
 }
 
+/** A call that reports in its own words (Herald's set_timezone: "Got it: New York time"). */
+function ownWords(output: unknown): string | undefined {
+  const reply = (output as { reply?: unknown } | null)?.reply;
+  return typeof reply === 'string' && reply !== '' ? reply : undefined;
+}
+
 function readPick(text: string, payload: ChoicePayload): ChoicePick | undefined {
   if (payload.weak) {
     const answer = yesOrNo(text);
@@ -79,7 +85,7 @@ async function act(choice: LatestQuestion, payload: ChoicePayload, indexes: numb
       continue;
     }
     const result = await deps.runner.run(call, actionTurn, false);
-    if (result.ok) lines.push(say(turn.language, 'choiceDone', { label: candidate.label }));
+    if (result.ok) lines.push(ownWords(result.output) ?? say(turn.language, 'choiceDone', { label: candidate.label }));
     else if (result.gone) lines.push(say(turn.language, 'choiceGone', { label: candidate.label }));
     else lines.push(say(turn.language, 'actionFailed', { error: result.error }));
     record.push({ label: candidate.label, ok: result.ok, ...(result.ok ? {} : { error: result.error }) });
