@@ -45,9 +45,19 @@ export function zonesOfNumber(phone: string): string[] {
   const zones = zoneTable();
   for (let length = digits.length; length > 0; length -= 1) {
     const found = zones.get(digits.slice(0, length));
-    if (found) return found.split('&').filter((zone) => zone !== 'Etc/Unknown' && isValidTimezone(zone));
+    if (found) return found.split('&').filter((zone) => zone !== 'Etc/Unknown' && isValidTimezone(zone)).map(currentName);
   }
   return [];
+}
+
+/**
+ * tzdb's current name for a legacy one of the same country (Asia/Calcutta → Asia/Kolkata);
+ * a link to another country's zone keeps its own name (Europe/Guernsey is Guernsey's).
+ */
+function currentName(zone: string): string {
+  const info = getTimezone(zone);
+  const target = info?.aliasOf ? getTimezone(info.aliasOf) : undefined;
+  return target && info && target.countries[0] === info.countries[0] ? target.name : zone;
 }
 
 /** True when every zone keeps the same clock all year (offsets compared in each season). */

@@ -11,6 +11,9 @@ const contactSources: Record<string, string> = { user: 'you told Herald', vcard:
  * at an unguessable expiring link). Connected accounts show their labels only: secrets
  * are never read here. Each table is read by the user's id, so a page shows nobody else's.
  */
+/** How Herald came by the zone MY DATA shows (src/timezones). */
+const zoneSourceNote: Record<string, string> = { user: '', number: ' (from your number)', guess: ' (a guess: tell me your city)' };
+
 export class MyDataPage {
   constructor(
     private readonly prisma: PrismaClient,
@@ -58,7 +61,7 @@ export class MyDataPage {
         pairs: [
           { key: 'Phone', value: user.phone },
           { key: 'Name', value: user.name ?? '(not told)' },
-          { key: 'Time zone', value: user.timezone },
+          { key: 'Time zone', value: `${user.timezone}${zoneSourceNote[user.timezoneSource]}` },
           ...(trip ? [{ key: 'Trip', value: `on ${trip.timezone} time until ${trip.returnOn}, then back to your home time zone, ${trip.homeTimezone}` }] : []),
           { key: 'Language', value: user.language ?? '(not known yet)' },
           { key: 'Quiet hours (no notices from Herald)', value: user.quietHours ?? 'the default' },

@@ -85,6 +85,14 @@ export function resolvePhrase(phrase: string, context: ResolveContext): TimeReso
   return first ?? { kind: 'error', reason: 'unread', message: `Could not read "${phrase}".` };
 }
 
+/** The phrase opens with "until" in its language ("until friday", "jusqu'à 14h", "עד מחר"). */
+function startsWithUntil(phrase: string, context: ResolveContext): boolean {
+  const [language] = candidates(phrase, context.language);
+  if (!language) return false;
+  const fallback = language === 'en' ? undefined : languageRules('en').lexicon;
+  return translate(tokenize(phrase), languageRules(language).lexicon, fallback)[0]?.sym.k === 'until';
+}
+
 /** A range answer from a single reading: a day is the whole day, a part of the day its hours. */
 function asRange(reading: TimeResolution): TimeResolution {
   if (reading.kind === 'day') {
@@ -104,15 +112,28 @@ function asRange(reading: TimeResolution): TimeResolution {
   return reading;
 }
 
-/** Where a range phrase splits: "friday to monday", "from 3 to 5pm", "between dec 28 and jan 3", "1.2-7.2". */
+/**
+ * Where a range phrase splits: "friday to monday", "from 3 to 5pm", "between dec 28 and jan
+ * 3", "1.2-7.2", and with words before the range ("tomorrow from 2 to 4", "demain de 14h à
+ * 16h", "מחר בין 3 ל-5"): those words belong to the start (and its day to the end).
+ */
 function rangeSplits(placed: Placed[]): Array<{ left: Placed[]; right: Placed[] }> {
   const splits: Array<{ left: Placed[]; right: Placed[] }> = [];
-  const between = placed[0]?.sym.k === 'between';
-  const body = between || placed[0]?.sym.k === 'from' ? placed.slice(1) : placed;
-  body.forEach((item, index) => {
-    const separator = between ? item.sym.k === 'and' : item.sym.k === 'until' || item.sym.k === 'to' || (item.sym.k === 'punct' && item.sym.v === '-');
-    if (separator && index > 0 && index < body.length - 1) splits.push({ left: body.slice(0, index), right: body.slice(index + 1) });
-  });
+  const opener = placed.findIndex((item) => item.sym.k === 'between' || item.sym.k === 'from' || item.sym.k === 'of');
+  const openers = opener === -1 ? [-1] : [opener, -1];
+  for (const open of openers) {
+    const kind = open === -1 ? undefined : placed[open]?.sym.k;
+    const prefix = open === -1 ? [] : placed.slice(0, open);
+    const body = open === -1 ? placed : placed.slice(open + 1);
+    body.forEach((item, index) => {
+      const k = item.sym.k;
+      const separator =
+        kind === 'between'
+          ? k === 'and' || k === 'to'
+          : k === 'until' || k === 'to' || (item.sym.k === 'punct' && item.sym.v === '-') || (kind !== undefined && k === 'at');
+      if (separator && index > 0 && index < body.length - 1) splits.push({ left: [...prefix, ...body.slice(0, index)], right: body.slice(index + 1) });
+    });
+  }
   return splits;
 }
 
@@ -124,6 +145,11 @@ function rangeSplits(placed: Placed[]): Array<{ left: Placed[]; right: Placed[] 
  */
 export function resolveRangePhrase(phrase: string, context: ResolveContext): TimeResolution {
   const single = resolvePhrase(phrase, context);
+  // "until friday", "bis 14 Uhr": from now to the end of it.
+  if (single.kind !== 'error' && single.kind !== 'ambiguous' && startsWithUntil(phrase, context)) {
+    const end = asRange(single);
+    if (end.kind === 'range') return { kind: 'range', start: context.now.startOf('second'), end: single.kind === 'moment' ? single.moment : end.end, notes: end.notes, exactEnd: single.kind === 'moment' };
+  }
   if (single.kind !== 'error' || single.reason === 'too-long' || single.reason === 'empty') return asRange(single);
   for (const language of candidates(phrase, context.language)) {
     const rules = languageRules(language);

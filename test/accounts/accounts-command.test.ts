@@ -84,7 +84,8 @@ describe('npm run accounts', () => {
     expect(saved!.secrets).not.toContain('app-password');
     expect(new SecretBox(Buffer.from(TEST_ENCRYPTION_KEY, 'base64')).openJson(saved!.secrets)).toEqual({ password: 'app-password' });
     const user = await database.prisma.user.findUniqueOrThrow({ where: { phone: '+14155552671' } });
-    expect(user.timezone).toBe('America/Chicago'); // the US has several zones: DEFAULT_TIMEZONE
+    // The area code decides (libphonenumber's mapping): 415 is San Francisco.
+    expect(user).toMatchObject({ timezone: 'America/Los_Angeles', timezoneSource: 'number' });
     expect(await database.prisma.calendarSettings.findUnique({ where: { userId: user.id } })).toMatchObject({ connectionId: saved!.id });
     expect(saved!.operatorTrusted).toBe(true);
   });

@@ -65,8 +65,13 @@ describe('/dev/phone in chromium', () => {
   }
 
   /** The phone's user, as its first message would have made it (+1 spans several zones: DEFAULT_TIMEZONE). */
+  // A user whose zone is settled: replies that set a time do not add which zone it is in (src/timezones).
   const phoneUser = () =>
-    harness.database.prisma.user.upsert({ where: { phone: PHONE }, create: { phone: PHONE, timezone: harness.config.defaultTimezone, updatedAt: new Date() }, update: {} });
+    harness.database.prisma.user.upsert({
+      where: { phone: PHONE },
+      create: { phone: PHONE, timezone: harness.config.defaultTimezone, timezoneSource: 'user', updatedAt: new Date() },
+      update: { timezoneSource: 'user' },
+    });
 
   // Whatever a test did in the browser, it logged no error and loaded nothing from elsewhere.
   afterEach(() => {

@@ -61,7 +61,9 @@ describe('users: one person per phone number', () => {
     ['+442079460958', 'Europe/London'],
     ['+972501234567', 'Asia/Jerusalem'],
     ['+12125550133', 'America/New_York'],
-    ['+14155550144', 'America/New_York'],
+    // The area code decides in a country of several zones (Google libphonenumber's mapping).
+    ['+14155550144', 'America/Los_Angeles'],
+    ['+13035550144', 'America/Denver'],
   ])('gives a new user from %s the time zone %s, and shows it to the model', async (phone, timezone) => {
     harness.anthropic.enqueue({ text: 'Welcome!' });
     await harness.inbound({ from: phone, body: 'hi' });
@@ -74,8 +76,12 @@ describe('users: one person per phone number', () => {
     expect(system).toContain(`time zone ${timezone}`);
   });
 
-  it('uses DEFAULT_TIMEZONE for +1 numbers: the harness sets America/New_York, not UTC', () => {
+  it('guesses DEFAULT_TIMEZONE for a number of several clocks (a US toll-free number): the harness sets America/New_York, not UTC', async () => {
     expect(harness.config.defaultTimezone).toBe('America/New_York');
+    harness.anthropic.enqueue({ text: 'Welcome!' });
+    await harness.inbound({ from: '+18885550144', body: 'hi' });
+    await harness.repliesTo('+18885550144', 1);
+    expect((await usersWithPhone('+18885550144'))[0]).toMatchObject({ timezone: 'America/New_York', timezoneSource: 'guess' });
   });
 
   it('creates exactly one user when a brand-new number sends five messages at once, and loses none of them', async () => {

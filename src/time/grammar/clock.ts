@@ -122,8 +122,16 @@ function colonTime(symbols: Symbols, start: number, dotAllowed: boolean): Parsed
 function hourMarkTime(symbols: Symbols, start: number): Parsed<ClockTime> | undefined {
   const hour = symbols.num(start);
   if (!hour || !symbols.is(start + 1, 'h')) return undefined;
+  // "15h30", "sept heures dix", "huit heures 20 minutes".
   const minute = symbols.num(start + 2);
-  if (minute && isTwoDigits(minute.digits)) return trailing(symbols, { value: { hour: hour.v, minute: minute.v, second: 0, exact: true }, end: start + 3 });
+  if (minute && (isTwoDigits(minute.digits) || (minute.word === true && minute.v <= 59))) {
+    const unit = symbols.at(start + 3);
+    const end = unit?.k === 'unit' && unit.v === 'minute' ? start + 4 : start + 3;
+    return trailing(symbols, { value: { hour: hour.v, minute: minute.v, second: 0, exact: true }, end });
+  }
+  if (minute && minute.v <= 59 && symbols.at(start + 3)?.k === 'unit' && (symbols.at(start + 3) as { v?: string }).v === 'minute') {
+    return trailing(symbols, { value: { hour: hour.v, minute: minute.v, second: 0, exact: true }, end: start + 4 });
+  }
   return trailing(symbols, { value: { hour: hour.v, minute: 0, second: 0, exact: true }, end: start + 2 });
 }
 

@@ -116,7 +116,8 @@ export function parsePhrase(symbols: Symbols): PhraseParse {
       index = best.end;
       continue;
     }
-    if (isSoft(symbols, index)) {
+    // A deadline is its day: "by friday", "until friday", "bis Freitag", "עד יום שישי".
+    if (isSoft(symbols, index) || (index === 0 && symbols.is(index, 'until') && symbols.length > 1)) {
       index += 1;
       continue;
     }

@@ -15,7 +15,8 @@ function hourInPart(hour: number, part: PartOfDay): number | undefined {
   }
   switch (part) {
     case 'morning':
-      return hour === 12 ? 0 : hour;
+      // "12 in the morning" is midnight to some and noon to others: no answer.
+      return hour === 12 ? undefined : hour;
     case 'midday':
       return hour === 12 || hour === 11 ? hour : hour <= 5 ? hour + 12 : undefined;
     case 'afternoon':
