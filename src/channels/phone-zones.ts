@@ -74,6 +74,20 @@ export function keepOneClock(zones: string[], year: number): boolean {
  * candidates Herald will ask about.
  */
 export function zoneOfPhone(phone: string, fallback: string, now: Date): PhoneZone {
+  // Every inbound message asks (the user may be new): the answer for a number is kept, per year.
+  const key = `${phone} ${fallback} ${now.getUTCFullYear()}`;
+  const known = answers.get(key);
+  if (known) return known;
+  if (answers.size >= maximumAnswers) answers.clear();
+  const answer = findZone(phone, fallback, now);
+  answers.set(key, answer);
+  return answer;
+}
+
+const answers = new Map<string, PhoneZone>();
+const maximumAnswers = 10_000;
+
+function findZone(phone: string, fallback: string, now: Date): PhoneZone {
   const candidates = zonesOfNumber(phone);
   const country = countryOfPhone(phone);
   if (candidates.length > 0 && keepOneClock(candidates, now.getUTCFullYear())) {
