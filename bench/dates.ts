@@ -22,7 +22,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TimeLanguage } from '../src/time/languages/index.js';
-import { heraldResolver, loadCorpus, scoreCorpus, scoreExample, tally, type CorpusFile, type Outcome, type Resolver, type Scored } from '../test/time/date-corpus.js';
+import { heraldResolver, loadCorpus, rightTargets, scoreCorpus, scoreExample, tally, wrongTarget, type CorpusFile, type Outcome, type Resolver, type Scored } from '../test/time/date-corpus.js';
 import type { Benchmark, BenchmarkContext, BenchmarkOutcome, Check } from './support/benchmark.js';
 import { chronoLanguages, chronoResolver, recognizersLanguages, recognizersResolver } from './support/date-candidates.js';
 import { banner, fixed, heading, percent, percentile, table, type Cell } from './support/report.js';
@@ -37,18 +37,8 @@ const SETS: Array<Scored['set']> = ['instants', 'holidays', 'spans'];
 const CANDIDATE_SETS: Array<Scored['set']> = ['instants', 'holidays'];
 const OUTCOMES: Outcome[] = ['exact', 'convention', 'ambiguous', 'none', 'wrong'];
 
-/** Right-share targets (as in test/time/corpus.test.ts). */
-const RIGHT_TARGETS: Array<{ file: string; sets: Array<Scored['set']>; right: number }> = [
-  { file: 'recognizers-text/en.json', sets: ['instants'], right: 0.9 },
-  { file: 'recognizers-text/es.json', sets: ['instants'], right: 0.75 },
-  { file: 'recognizers-text/fr.json', sets: ['instants'], right: 0.75 },
-  { file: 'recognizers-text/de.json', sets: ['instants'], right: 0.75 },
-  { file: 'recognizers-text/pt.json', sets: ['instants'], right: 0.75 },
-  { file: 'recognizers-text/ar.json', sets: ['instants'], right: 0.6 },
-  { file: 'duckling/ru.json', sets: ['instants'], right: 0.6 },
-  { file: 'herald-hebrew.json', sets: ['instants', 'spans'], right: 0.9 },
-];
-const WRONG_TARGET = 0.02;
+const RIGHT_TARGETS = rightTargets;
+const WRONG_TARGET = wrongTarget;
 const P99_TARGET_MICROS = 2000;
 /** Each phrase is timed for at least this long (or MIN_RUNS runs), at most MAX_RUNS runs. */
 const TIMING_BUDGET_MICROS = 2000;

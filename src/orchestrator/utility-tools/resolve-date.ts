@@ -1,23 +1,13 @@
 import { DateTime } from 'luxon';
-import { z } from 'zod';
 import { defineTool, ok, toolError } from '../../tools/tool.js';
 import { isValidTimezone } from '../../shared/time-zones.js';
 import { resolvePhrase } from '../../time/resolve.js';
-import { timeLanguages } from '../../time/languages/index.js';
 import { invalidTimezoneMessage } from './time-context.js';
-import { describeAmbiguous, describeDate, timeErrorMessage } from './time-answers.js';
+import { describeAmbiguous, describeDate, timeErrorMessage, phraseInput } from './time-answers.js';
 
 export type { ResolvedDate } from './time-answers.js';
 
-const resolveDateInput = z.object({
-  expression: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .describe('The date or time exactly as the user wrote it, in their language: "friday at 3pm", "a quarter past 3 tomorrow", "in half an hour", "the 20th of next month", "christmas", "mañana a las 5 de la tarde", "dans une demi-heure", "שישי הבא ב-8 בערב". Only the time words, not the rest of the request.'),
-  language: z.enum(timeLanguages).optional().describe("The language the user wrote it in (ISO 639-1); default the user's language."),
-});
+const resolveDateInput = phraseInput('"friday at 3pm", "a quarter past 3 tomorrow", "in half an hour", "the 20th of next month", "christmas", "mañana a las 5 de la tarde", "dans une demi-heure", "שישי הבא ב-8 בערב"');
 
 /** Converts a date or time the user wrote into an exact instant or day in their time zone (UT-1, UT-5). */
 export const resolveDateTool = defineTool({

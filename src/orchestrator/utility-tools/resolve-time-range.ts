@@ -1,23 +1,13 @@
 import { DateTime } from 'luxon';
-import { z } from 'zod';
 import { defineTool, ok, toolError } from '../../tools/tool.js';
 import { isValidTimezone } from '../../shared/time-zones.js';
 import { resolveRangePhrase } from '../../time/resolve.js';
-import { timeLanguages } from '../../time/languages/index.js';
 import { invalidTimezoneMessage } from './time-context.js';
-import { describeAmbiguous, describeRange, timeErrorMessage } from './time-answers.js';
+import { describeAmbiguous, describeRange, timeErrorMessage, phraseInput } from './time-answers.js';
 
 export type { ResolvedTimeRange } from './time-answers.js';
 
-const resolveTimeRangeInput = z.object({
-  expression: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .describe('The span exactly as the user wrote it: "this week", "next weekend", "tonight", "the next 3 days", "january", "friday 3pm to 5pm", "השבוע", "la semana que viene".'),
-  language: z.enum(timeLanguages).optional().describe("The language the user wrote it in (ISO 639-1); default the user's language."),
-});
+const resolveTimeRangeInput = phraseInput('"this week", "next weekend", "tonight", "the next 3 days", "january", "friday 3pm to 5pm", "השבוע", "la semana que viene"');
 
 /** Converts a span the user wrote into start and end timestamps in their time zone (UT-1, UT-5). */
 export const resolveTimeRangeTool = defineTool({

@@ -1,4 +1,6 @@
 import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { timeLanguages } from '../../time/languages/index.js';
 import type { TimeReading, TimeResolution } from '../../time/resolution.js';
 import { partSpan } from '../../time/rules/spans.js';
 import { formatIsoWithOffset, formattingLocale } from './time-context.js';
@@ -104,4 +106,12 @@ export function describeAmbiguous(expression: string, resolution: Extract<TimeRe
 /** The error the planner reads: what was not understood, and what to do instead (UT-6). */
 export function timeErrorMessage(resolution: Extract<TimeResolution, { kind: 'error' }>): string {
   return `${resolution.message} Ask the user, or describe the time in words in the plan; never guess.`;
+}
+
+/** The input of resolve_date and resolve_time_range: the words as written, and their language. */
+export function phraseInput(examples: string) {
+  return z.object({
+    expression: z.string().trim().min(1).max(200).describe(`The words exactly as the user wrote them, in their language: ${examples}. Only the time words, not the rest of the request.`),
+    language: z.enum(timeLanguages).optional().describe("The language the user wrote it in (ISO 639-1); default the user's language."),
+  });
 }

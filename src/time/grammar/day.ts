@@ -182,17 +182,27 @@ function monthDate(symbols: Symbols, start: number): Parsed<DaySpec> | undefined
   return undefined;
 }
 
-/** "next month", "this month", "the month", "el mes que viene": a month offset. */
-function monthOffsetAt(symbols: Symbols, start: number): Parsed<number> | undefined {
+/**
+ * "next month", "this month", "the month", "el mes que viene", "of next year": an offset of
+ * `unit` from now, its qualifier before or after it. `bare`: the unit alone ("the month") is
+ * this one; otherwise a qualifier is needed.
+ */
+function unitOffsetAt(symbols: Symbols, start: number, unit: 'month' | 'year', bare: boolean): Parsed<number> | undefined {
   let index = symbols.skip(start, 'the', 'of', 'in');
   const before = offsetOf(symbols, index);
   if (before !== undefined) index += 1;
-  const unit = symbols.at(index);
-  if (unit?.k !== 'unit' || unit.v !== 'month') return undefined;
+  const sym = symbols.at(index);
+  if (sym?.k !== 'unit' || sym.v !== unit) return undefined;
   index += 1;
   const after = before === undefined ? offsetOf(symbols, index) : undefined;
   if (after !== undefined) index += 1;
-  return { value: before ?? after ?? 0, end: index };
+  const offset = before ?? after ?? (bare ? 0 : undefined);
+  return offset === undefined ? undefined : { value: offset, end: index };
+}
+
+/** "next month", "this month", "the month": a month offset. */
+function monthOffsetAt(symbols: Symbols, start: number): Parsed<number> | undefined {
+  return unitOffsetAt(symbols, start, 'month', true);
 }
 
 /** "the 15th", "on the 3rd", "ה-15", "le 15": a day of some month (with "the" or an ordinal). */
@@ -362,16 +372,7 @@ function holidayDay(symbols: Symbols, start: number): Parsed<DaySpec> | undefine
 
 /** "of next year", "this year", "del año que viene": a year offset. */
 function yearOffsetAt(symbols: Symbols, start: number): Parsed<number> | undefined {
-  let index = symbols.skip(start, 'of', 'the', 'in');
-  const before = offsetOf(symbols, index);
-  if (before !== undefined) index += 1;
-  const unit = symbols.at(index);
-  if (unit?.k !== 'unit' || unit.v !== 'year') return undefined;
-  index += 1;
-  const after = before === undefined ? offsetOf(symbols, index) : undefined;
-  if (after !== undefined) index += 1;
-  const offset = before ?? after;
-  return offset === undefined ? undefined : { value: offset, end: index };
+  return unitOffsetAt(symbols, start, 'year', false);
 }
 
 /** "today", "tomorrow", "the day after tomorrow". */
