@@ -74,7 +74,13 @@ RUN apt-get update \
 # writable: without DATABASE_URL Herald falls back to an embedded Postgres under
 # DATA_DIR (default .data, i.e. /app/.data), which is lost with the container unless
 # a volume is mounted there. In production, set DATABASE_URL.
-RUN mkdir -p /app/.data && chown node:node /app/.data
+#
+# /app/.data/spool is the inbound spool (INBOUND_SPOOL_DIR): webhooks that arrive while
+# the database is away, fsync'd and answered 200, then replayed. It survives a restart
+# of the same container, but not a new container: mount a volume there (compose does),
+# so a message Twilio was told is safe is not lost with the container. Made here, owned
+# by node, so that a named volume mounted on it starts out writable by the app.
+RUN mkdir -p /app/.data/spool && chown -R node:node /app/.data
 
 # The official image's unprivileged user (uid 1000).
 USER node

@@ -194,6 +194,8 @@ async function startWorker(databaseUrl: string, twilio: FakeTwilioServer): Promi
       TWILIO_API_BASE_URL: twilio.url,
       ANTHROPIC_API_KEY: 'unused-by-this-benchmark',
       TURN_CONCURRENCY: '1',
+      // Production defaults to invite mode, where these bench users (never invited) get nothing.
+      ACCESS_MODE: 'open',
       REMINDER_CONCURRENCY: process.env.BENCH_REMINDER_CONCURRENCY ?? '2',
       REMINDER_BATCH_SIZE: process.env.BENCH_REMINDER_BATCH_SIZE ?? '25',
     },

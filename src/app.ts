@@ -60,7 +60,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       request.log.warn({ code: error.code, status }, 'request refused');
       return reply.code(status).type('text/plain').send(error.message);
     }
-    // Twilio retries a failed webhook with the same MessageSid; de-duplication makes that safe.
+    // Twilio does NOT retry a failed messaging webhook: a 500 here loses the message unless the
+    // number has a Fallback URL (another instance; the same MessageSid, so de-duplication makes
+    // that safe). A webhook the database could not take never gets here: it is spooled
+    // (src/conversation/inbound-spool.ts) unless the spool is full or the disk failed.
     request.log.error({ error: { message: error.message, code: error.code } }, 'request failed');
     return reply.code(500).type('text/plain').send('Internal error; please retry');
   });

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { ContextAssembler } from './context/context-assembler.js';
 import { InboundService } from './conversation/inbound-service.js';
+import { InboundSpool } from './conversation/inbound-spool.js';
 import { openDatabase, type Database } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import type { ModelClient } from './model/model-client.js';
@@ -162,6 +163,8 @@ export interface Herald {
   worker: TurnWorker;
   /** Prometheus metrics (a no-op without METRICS_TOKEN). */
   metrics: HeraldMetrics;
+  /** Webhooks the database could not take, kept on disk and replayed (src/conversation/inbound-spool.ts). */
+  spool: InboundSpool;
   /** Background fact learning (src/learning): its job's handler is `learn`. */
   learning: FactLearner;
   /** Each user's quiet hours (src/users/quiet-hours.ts). */
@@ -183,7 +186,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const database =
     options.database ??
     (await openDatabase(
-      { url: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, connectTimeoutMs: config.database.connectTimeoutMs },
+      {
+        url: config.database.url,
+        dataDir: config.database.dataDir,
+        poolSize: config.database.poolSize,
+        connectTimeoutMs: config.database.connectTimeoutMs,
+        connectionWaitMs: config.database.connectionWaitMs,
+      },
       logger,
     ));
   const { prisma } = database;
@@ -229,7 +238,10 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     clock,
     ids,
     logger: logger.child({ component: 'outbox' }),
-    policy: { maxAttempts: config.outbox.maxAttempts, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
+    policy: { retryForMs: config.outbox.retryForMs, baseDelayMs: config.outbox.retryBaseMs, maxDelayMs: config.outbox.retryMaxMs },
+    lateNoteAfterMs: config.outbox.lateNoteAfterMs,
+    // A reminder, routine run or notice that has to wait for Twilio is the user's drain's to send, in order.
+    onHandBack: (userId, at) => scheduler.schedule(userId, { startAfter: at }),
     senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom, rcs: config.twilio.messagingServiceSid },
     smsMaxSegments: config.outbox.smsMaxSegments,
     statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
@@ -289,6 +301,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const strangerHashKey = createHmac('sha256', await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger)).update('herald stranger notice').digest();
   const gate = new AccessGate(database.pool, access, clock, strangerHashKey, logger.child({ component: 'access' }));
   const inbound = new InboundService(database.pool, clock, config.defaultTimezone, logger.child({ component: 'inbound' }), gate);
+  // While the database is away, webhooks are kept on disk and answered; replayed through `inbound` below.
+  const spool = new InboundSpool({ ...config.inboundSpool, clock, logger: logger.child({ component: 'inbound-spool' }), metrics });
   const quietHours = new QuietHours(config.quietHours);
   const travelReturn = new TravelReturn({ prisma, queue, reminders, routines, outbox, scheduler, quietHours, clock, logger: logger.child({ component: 'travel' }) });
   const trips = new TravelTrips(prisma, users, travelReturn, clock);
@@ -470,7 +484,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger,
     http: config.http,
     twilioAuthToken: config.twilio.authToken,
-    inbound: {
+    inbound: spool.guard({
       async receive(delivery) {
         const channel = parseTwilioAddress(delivery.webhook.From)?.channel ?? 'unknown';
         const outcome = await tracing.span('herald.webhook', { kind: 'server', parent: null, attributes: { 'herald.channel': channel } }, async (span) => {
@@ -490,7 +504,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
         } else scheduler.wake();
         return outcome;
       },
-    },
+    }),
     statusCallbacks: outbox,
     pages,
     exports: dataExport,
@@ -555,6 +569,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     recovery,
     worker: turnWorker,
     metrics,
+    spool,
     learning,
     quietHours,
     trips,
@@ -601,6 +616,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await reminderDelivery.recoverOverdue();
       await recoverRoutines();
       await recoverTrips();
+      // What an earlier process spooled while the database was away (and what this one spools later).
+      await spool.start();
       const sweepInterval = options.leaseSweepIntervalMs ?? config.turns.leaseSweepMs;
       if (sweepInterval > 0) {
         leaseSweepTimer = setInterval(sweepLapsedLeases, sweepInterval);
@@ -620,6 +637,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     async stop(graceMs = 20_000) {
       if (recoveryTimer) clearInterval(recoveryTimer);
       if (leaseSweepTimer) clearInterval(leaseSweepTimer);
+      await spool.stop();
       await sweeping;
       const interrupt = setTimeout(() => turnWorker.interruptAll(), graceMs);
       try {

@@ -1,8 +1,14 @@
-import { describeEnvironment, loadConfig, withoutCredentials } from './config/config.js';
+import type { FastifyInstance } from 'fastify';
+import { describeEnvironment, loadConfig, withoutCredentials, type Config } from './config/config.js';
+import { InboundSpool } from './conversation/inbound-spool.js';
+import { buildStandbyApp } from './http/standby-app.js';
+import type { Logger } from './logging/logger.js';
+import { systemClock } from './shared/clock.js';
 import { createLogger } from './logging/logger.js';
 import { createHerald } from './runtime.js';
 import { DatabaseUnavailableError } from './db/wait-for-database.js';
-import { ConfigurationError } from './shared/errors.js';
+import { ConfigurationError, describeError } from './shared/errors.js';
+import { guardProcess, type GuardedProcess } from './observability/process-guards.js';
 
 /**
  * Herald's entry point: read configuration, build the logger, start, listen, and shut
@@ -21,7 +27,12 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, pretty: config.nodeEnv === 'development' && process.stdout.isTTY });
   logger.info({ environment: describeEnvironment(process.env) }, 'starting Herald');
+  // From here on no library's failure ends the process (src/observability/process-guards.ts).
+  const guarded: GuardedProcess = {};
+  guardProcess(logger, guarded);
 
+  // While DATABASE_URL's server is away at start-up, webhooks are kept on disk (src/http/standby-app.ts).
+  const standby = config.database.url ? standbyWhileStarting(config, logger) : undefined;
   let herald;
   try {
     herald = await createHerald({ config, logger });
@@ -33,7 +44,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  guarded.metrics = herald.metrics;
   await herald.start();
+  if (standby && (await standby.close())) await herald.spool.replayNow();
   const address = await herald.app.listen({ host: config.http.host, port: config.http.port });
   const listening = herald.app.server.address();
   const port = typeof listening === 'object' && listening !== null ? listening.port : config.http.port;
@@ -63,6 +76,45 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
+
+/**
+ * Listens on Herald's port with the standby app (spool-only webhooks, not ready) when Herald is
+ * not up within a moment: it is waiting for its database. `close()` stops it before Herald
+ * listens, and says whether it ever listened (then what it spooled is replayed at once).
+ */
+function standbyWhileStarting(config: Config, logger: Logger): { close(): Promise<boolean> } {
+  let app: FastifyInstance | undefined;
+  const spool = new InboundSpool({ ...config.inboundSpool, clock: systemClock, logger: logger.child({ component: 'inbound-spool' }) });
+  let cancel = () => {};
+  const starting = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      buildStandbyApp(config, spool, logger)
+        .then(async (standby) => {
+          await standby.listen({ host: config.http.host, port: config.http.port });
+          app = standby;
+          logger.warn({ port: config.http.port }, 'waiting for the database: listening meanwhile, keeping webhooks in the inbound spool (not ready)');
+        })
+        .catch((error: unknown) => logger.error({ error: describeError(error) }, 'could not listen while waiting for the database'))
+        .finally(resolve);
+    }, STANDBY_AFTER_MS);
+    cancel = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  return {
+    async close() {
+      cancel();
+      await starting;
+      if (!app) return false;
+      await app.close();
+      return true;
+    },
+  };
+}
+
+/** How long start-up may take before the standby listens (an embedded Postgres, a slow disk, a database that is away). */
+const STANDBY_AFTER_MS = 2_000;
 
 /** What to do next: connect Twilio, or (in local mode) try Herald from this machine: the dev phone, the chat, or curl. */
 function listeningMessage(transport: 'twilio' | 'console', signed: boolean, publicBaseUrl: string, port: number): string {

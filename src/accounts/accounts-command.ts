@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
+import { commandWaitMs, openDatabase } from '../db/database.js';
 import { createLogger } from '../logging/logger.js';
 import { ConfigurationError } from '../shared/errors.js';
 import { CommandError, type AccountsSubcommand } from './accounts-subcommand.js';
@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   const logger = createLogger({ level: 'warn' });
-  const database = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2 }, logger);
+  const database = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 2, connectTimeoutMs: commandWaitMs(config.database.connectTimeoutMs) }, logger);
   try {
     process.stdout.write(`${await command.run(values, { config, database, logger })}\n`);
     return 0;

@@ -1,7 +1,7 @@
 import { loadDatabaseConfig } from '../config/config.js';
 import { createLogger } from '../logging/logger.js';
 import { ConfigurationError } from '../shared/errors.js';
-import { openDatabase } from '../db/database.js';
+import { commandWaitMs, openDatabase } from '../db/database.js';
 
 /**
  * `npm run db:migrate`: applies pending migrations to DATABASE_URL (or to the embedded
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY });
   // openDatabase migrates under the lock; an embedded server another Herald uses stays up.
-  const database = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 1 }, logger);
+  const database = await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, poolSize: 1, connectTimeoutMs: commandWaitMs(config.database.connectTimeoutMs) }, logger);
   await database.close();
   logger.info('migrations are up to date');
 }

@@ -23,12 +23,25 @@ function toConfig(environment: Environment) {
       bodyLimitBytes: environment.WEBHOOK_BODY_LIMIT_BYTES,
       rateLimitPerMinute: environment.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     },
+    /**
+     * Webhooks the database cannot take (unreachable, or no answer within `spoolAfterMs`) are
+     * written here and answered 200, then replayed (src/conversation/inbound-spool.ts). A bound
+     * of 0 turns the spool off.
+     */
+    inboundSpool: {
+      directory: environment.INBOUND_SPOOL_DIR ?? `${environment.DATA_DIR.replace(/\/+$/, '')}/spool`,
+      maxFiles: environment.INBOUND_SPOOL_MAX_FILES,
+      maxBytes: environment.INBOUND_SPOOL_MAX_BYTES,
+      spoolAfterMs: environment.INBOUND_SPOOL_AFTER_MS,
+    },
     database: {
       url: environment.DATABASE_URL,
       dataDir: environment.DATA_DIR,
       poolSize: environment.DATABASE_POOL_SIZE,
       /** How long start-up waits for DATABASE_URL's server before giving up (exit 1). */
       connectTimeoutMs: environment.DATABASE_CONNECT_TIMEOUT_MS,
+      /** How long a transaction waits for a pooled connection before failing (Prisma's maxWait). */
+      connectionWaitMs: environment.DATABASE_CONNECTION_WAIT_MS,
     },
     /** On SIGTERM: how long turns in flight may finish before they are handed back to the lease. */
     shutdownGraceMs: environment.SHUTDOWN_GRACE_MS,
@@ -168,7 +181,10 @@ function toConfig(environment: Environment) {
     outbox: {
       /** The most SMS segments one reply may cost (each is billed); longer replies are cut. */
       smsMaxSegments: environment.SMS_MAX_SEGMENTS,
-      maxAttempts: environment.OUTBOX_MAX_ATTEMPTS,
+      /** How long a part Twilio keeps failing (5xx, 429, no answer) is retried, from when it was written; then it is failed. */
+      retryForMs: environment.OUTBOX_RETRY_FOR_MS,
+      /** A reply whose first part goes out this long after it was written starts with "Sorry for the delay —". */
+      lateNoteAfterMs: environment.REPLY_LATE_NOTE_AFTER_MS,
       retryBaseMs: environment.OUTBOX_RETRY_BASE_MS,
       retryMaxMs: environment.OUTBOX_RETRY_MAX_MS,
     },
@@ -307,16 +323,20 @@ const databaseEnvironmentSchema = z.object({
   LOG_LEVEL: environmentSchema.shape.LOG_LEVEL,
   DATABASE_URL: environmentSchema.shape.DATABASE_URL,
   DATA_DIR: environmentSchema.shape.DATA_DIR,
+  DATABASE_CONNECT_TIMEOUT_MS: environmentSchema.shape.DATABASE_CONNECT_TIMEOUT_MS,
 });
 
 /** The database settings alone (DATABASE_URL, DATA_DIR) and the log level, validated like {@link loadConfig}. */
 export function loadDatabaseConfig(source: Record<string, string | undefined> = process.env): {
   logLevel: Config['logLevel'];
-  database: Pick<Config['database'], 'url' | 'dataDir'>;
+  database: Pick<Config['database'], 'url' | 'dataDir' | 'connectTimeoutMs'>;
 } {
   const result = databaseEnvironmentSchema.safeParse(source);
   if (!result.success) throw configurationError(result.error.issues);
-  return { logLevel: result.data.LOG_LEVEL, database: { url: result.data.DATABASE_URL, dataDir: result.data.DATA_DIR } };
+  return {
+    logLevel: result.data.LOG_LEVEL,
+    database: { url: result.data.DATABASE_URL, dataDir: result.data.DATA_DIR, connectTimeoutMs: result.data.DATABASE_CONNECT_TIMEOUT_MS },
+  };
 }
 
 /**

@@ -32,6 +32,11 @@ export interface InboundDelivery {
   deferTurnUntil?: Date | undefined;
   /** The webhook span's W3C traceparent (tracing on): stored with the message, for its turn to continue. */
   traceContext?: string | undefined;
+  /**
+   * When the webhook arrived, for one replayed from the inbound spool (src/conversation/inbound-spool.ts):
+   * the message is stored as received then, in its place in the conversation. Default: now.
+   */
+  receivedAt?: Date | undefined;
 }
 
 /**
@@ -55,7 +60,7 @@ WITH keys AS (
   FROM fresh WHERE ok
   ON CONFLICT ("phone") DO UPDATE SET
     "preferredChannel" = EXCLUDED."preferredChannel",
-    "lastWhatsappInboundAt" = COALESCE(EXCLUDED."lastWhatsappInboundAt", "User"."lastWhatsappInboundAt"),
+    "lastWhatsappInboundAt" = GREATEST(EXCLUDED."lastWhatsappInboundAt", "User"."lastWhatsappInboundAt"),
     "whatsappUnreachableAt" = CASE WHEN EXCLUDED."preferredChannel" = 'whatsapp' THEN NULL ELSE "User"."whatsappUnreachableAt" END,
     "smsUnreachableAt" = CASE WHEN EXCLUDED."preferredChannel" IN ('sms', 'rcs') THEN NULL ELSE "User"."smsUnreachableAt" END,
     "updatedAt" = EXCLUDED."updatedAt"
@@ -126,19 +131,20 @@ export class InboundService {
     const keys = [`sid:${webhook.MessageSid}`];
     if (delivery.idempotencyToken) keys.push(`token:${delivery.idempotencyToken}`);
     const body = webhook.Body.trim();
-    const messageId = uuidv7(this.clock.now());
+    const receivedAt = delivery.receivedAt ?? this.clock.now();
+    const messageId = uuidv7(receivedAt);
     // Only where each attachment is: the turn downloads it (never this request: Twilio waits).
     const attachments = webhookAttachments(webhook);
     const location = webhookLocation(webhook);
     // The columns are timestamp(3) without time zone holding UTC, as Prisma writes them.
-    const now = this.clock.now().toISOString().replace('Z', '');
+    const now = receivedAt.toISOString().replace('Z', '');
     // A new user's zone: their number's, when it keeps one clock; else a guess Herald asks about once (src/timezones).
-    const zone = zoneOfPhone(sender.phone, this.defaultTimezone, this.clock.now());
+    const zone = zoneOfPhone(sender.phone, this.defaultTimezone, receivedAt);
     const values = [
       messageId,
       now,
       keys,
-      uuidv7(this.clock.now()),
+      uuidv7(receivedAt),
       sender.phone,
       zone.timezone,
       sender.channel,
@@ -151,7 +157,7 @@ export class InboundService {
       webhook.OriginalRepliedMessageSid ?? null,
       delivery.traceContext ?? null,
       location ? JSON.stringify(location) : null,
-      attachments.map(() => uuidv7(this.clock.now())),
+      attachments.map(() => uuidv7(receivedAt)),
       attachments.map((attachment) => attachment.url),
       attachments.map((attachment) => attachment.contentType),
       webhook.ButtonPayload ?? null,

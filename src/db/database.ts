@@ -24,15 +24,20 @@ export interface DatabaseOptions {
   poolSize: number;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
-  /** How long to wait for DATABASE_URL's server to accept connections (DATABASE_CONNECT_TIMEOUT_MS); default 60 s. */
+  /** How long to wait for DATABASE_URL's server to accept connections (DATABASE_CONNECT_TIMEOUT_MS); 0 or absent: for as long as it takes. */
   connectTimeoutMs?: number;
+  /** How long a transaction waits for a pooled connection (DATABASE_CONNECTION_WAIT_MS). */
+  connectionWaitMs?: number;
 }
 
 const EMBEDDED_DATABASE_NAME = 'herald';
 
 /**
- * Resolves the database (DATABASE_URL, or an embedded Postgres under DATA_DIR that
- * persists between runs), applies migrations under the migration lock, and opens the pool.
+ * Resolves the database (DATABASE_URL, or an embedded Postgres under DATA_DIR that persists
+ * between runs), applies migrations under the migration lock, and opens the pool. DATABASE_URL's
+ * server is waited for as long as it takes (unless DATABASE_CONNECT_TIMEOUT_MS says otherwise):
+ * one that starts alongside the app, or is down, comes up (src/server.ts keeps webhooks in the
+ * spool meanwhile).
  */
 export async function openDatabase(options: DatabaseOptions, logger: Logger): Promise<Database> {
   let embedded: EmbeddedDatabaseServer | undefined;
@@ -41,8 +46,7 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
     embedded = await startEmbeddedPostgres(path.join(options.dataDir, 'postgres'), logger);
     url = await ensureDatabase(embedded.serverUrl, EMBEDDED_DATABASE_NAME);
   } else {
-    // A database that starts alongside the app (a container platform) may be a few seconds late.
-    await waitForDatabase(url, logger, { timeoutMs: options.connectTimeoutMs ?? 60_000 });
+    await waitForDatabase(url, logger, { timeoutMs: options.connectTimeoutMs ?? 0 });
   }
   try {
     if (options.migrate !== false) await applyMigrations(url, logger);
@@ -50,18 +54,27 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
     await embedded?.stop();
     throw error;
   }
-  return connectDatabase(url, options.poolSize, async () => {
-    await embedded?.stop();
-  });
+  return connectDatabase(url, options.poolSize, async () => await embedded?.stop(), options.connectionWaitMs);
+}
+
+/**
+ * How long a command (`npm run db:migrate`, `npm run accounts`) waits for the database: the
+ * configured time, or a minute where the server waits for ever: a person is waiting at the
+ * terminal.
+ */
+export function commandWaitMs(configured: number): number {
+  return configured > 0 ? configured : 60_000;
 }
 
 /** Opens the pool and Prisma client on an existing, migrated database. */
-export function connectDatabase(url: string, poolSize: number, onClose: () => Promise<void> = async () => {}): Database {
+export function connectDatabase(url: string, poolSize: number, onClose: () => Promise<void> = async () => {}, connectionWaitMs = 60_000): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection (a database restart) must not crash the process;
   // the pool replaces it and the next query reports the failure where it can be handled.
   pool.on('error', () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // With every connection busy (a thousand turns committing at once), a transaction waits its
+  // turn for one rather than failing after Prisma's default 2 s and running the turn again.
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: connectionWaitMs } });
   let closed = false;
   return {
     url,

@@ -54,7 +54,8 @@ interface PostgresBinaries {
 export async function startEmbeddedPostgres(
   directory: string,
   logger: Logger,
-  options: { persistent?: boolean } = {},
+  /** `port`: listen there rather than on a free port (a test restarting a server its clients know). */
+  options: { persistent?: boolean; port?: number } = {},
 ): Promise<EmbeddedDatabaseServer> {
   const persistent = options.persistent ?? true;
   const dataDir = path.resolve(directory);
@@ -70,7 +71,7 @@ export async function startEmbeddedPostgres(
     logger.info({ dataDir }, 'initialising an embedded Postgres data directory (first run only)');
     await initialise(dataDir, binaries, owner);
   }
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`;
   try {
     await runAs(owner, binaries.pg_ctl, ['start', '-D', dataDir, '-w', '-t', '60', '-s', '-l', path.join(dataDir, 'server.log'), '-o', serverOptions]);

@@ -4,7 +4,7 @@ import { HeraldError } from '../shared/errors.js';
 
 /** How long, and how patiently, start-up waits for Postgres to accept connections. */
 export interface DatabaseWaitOptions {
-  /** Give up after this long (DATABASE_CONNECT_TIMEOUT_MS). */
+  /** Give up after this long (DATABASE_CONNECT_TIMEOUT_MS); 0: never, for as long as the process runs. */
   timeoutMs: number;
   /** First pause between attempts; doubles up to `maxDelayMs`. */
   initialDelayMs?: number;
@@ -35,7 +35,7 @@ export async function waitForDatabase(url: string, logger: Logger, options: Data
   const now = options.now ?? Date.now;
   const maxDelayMs = options.maxDelayMs ?? 5_000;
   const server = describeServer(url);
-  const deadline = now() + options.timeoutMs;
+  const deadline = options.timeoutMs > 0 ? now() + options.timeoutMs : Number.POSITIVE_INFINITY;
   let delayMs = options.initialDelayMs ?? 500;
   for (let attempt = 1; ; attempt += 1) {
     const remaining = deadline - now();

@@ -13,6 +13,14 @@ export interface HeraldMetrics {
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /** A webhook message's fate: stored, duplicate, rejected (malformed), refused (access rules). */
   webhookMessage(channel: ChannelLabel, outcome: WebhookOutcome): void;
+  /**
+   * The inbound spool (src/conversation/inbound-spool.ts): a message written while the database
+   * was unreachable, replayed into it, refused because the spool was full, not written (a disk
+   * error), or quarantined (a file that cannot be replayed).
+   */
+  inboundSpool(event: SpoolEventLabel): void;
+  /** Messages and bytes waiting in the inbound spool now. */
+  inboundSpoolSize(messages: number, bytes: number): void;
   /** A turn ended: how it was answered. */
   turn(outcome: TurnOutcomeLabel): void;
   /** A turn's reply handed to Twilio: seconds since its (first) message was received. */
@@ -40,6 +48,8 @@ export interface HeraldMetrics {
   outboxSend(channel: ChannelLabel, status: OutboxSendStatus, errorCode?: number): void;
   /** Lapsed turn leases this instance took over (an instance died mid-turn). */
   leaseTakeovers(count: number): void;
+  /** An error no code handled reached the process (a library's promise nobody awaited): logged and survived. */
+  unhandledError(kind: 'rejection' | 'exception'): void;
   /**
    * A message planned (its first planning round): by the light planner (light), by the light
    * planner handing it to the planner (handed_off), or by the planner from the start (planner).
@@ -53,9 +63,11 @@ export interface HeraldMetrics {
 
 export type ChannelLabel = 'sms' | 'whatsapp' | 'rcs' | 'unknown';
 export type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'refused';
+export type SpoolEventLabel = 'spooled' | 'replayed' | 'refused_full' | 'write_failed' | 'quarantined';
 /** replied; apology (a reply that says something failed); refused_budget / refused_access; recovery (handed to another attempt); ignored (opted out, or a silent keyword). */
 export type TurnOutcomeLabel = 'replied' | 'apology' | 'refused_budget' | 'refused_access' | 'recovery' | 'ignored';
-export type OutboxSendStatus = 'sent' | 'retrying' | 'failed';
+/** expired: failed after Twilio kept failing for the whole retry window (OUTBOX_RETRY_FOR_MS). */
+export type OutboxSendStatus = 'sent' | 'retrying' | 'failed' | 'expired';
 export type PlannerLabel = 'light' | 'handed_off' | 'planner';
 export type QuestionKindLabel = 'confirmation' | 'choice' | 'clarification';
 /** asked (staged with a reply); answered (YES, a pick, or the answer to a clarification, acted on); failed (acted on, something failed); declined (NO); dropped (the user moved on); expired. */
@@ -113,6 +125,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
 
   const http = new Histogram({ name: 'herald_http_request_duration_seconds', help: 'HTTP request duration by route pattern, method and status.', labelNames: ['route', 'method', 'status'], buckets: HTTP_BUCKETS, registers });
   const webhook = new Counter({ name: 'herald_webhook_messages_total', help: 'Inbound webhook messages by channel and outcome (stored, duplicate, rejected, refused).', labelNames: ['channel', 'outcome'], registers });
+  const spoolEvents = new Counter({ name: 'herald_inbound_spool_events_total', help: 'Inbound spool events: spooled (the database was unreachable), replayed, refused_full (answered 500), write_failed (answered 500), quarantined.', labelNames: ['event'], registers });
+  const spoolMessages = new Gauge({ name: 'herald_inbound_spool_messages', help: 'Inbound messages waiting in the local spool for the database.', registers });
+  const spoolBytes = new Gauge({ name: 'herald_inbound_spool_bytes', help: 'Bytes of inbound messages waiting in the local spool for the database.', registers });
   const turns = new Counter({ name: 'herald_turns_total', help: 'Turns by outcome (replied, apology, refused_budget, refused_access, recovery, ignored).', labelNames: ['outcome'], registers });
   const replyLatency = new Histogram({ name: 'herald_turn_reply_seconds', help: 'From the webhook receiving a message to its reply handed to Twilio.', labelNames: ['channel'], buckets: REPLY_BUCKETS, registers });
   const modelCalls = new Counter({ name: 'herald_model_calls_total', help: 'Model calls by model, role and outcome.', labelNames: ['model', 'role', 'outcome'], registers });
@@ -126,8 +141,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
   const routineRuns = new Counter({ name: 'herald_routine_runs_total', help: 'Routine runs by how they ended (sent, nothing, failed, skipped_late, skipped_budget, undeliverable, opted_out), and runs held for the user\'s next WhatsApp message (awaiting_window), counted again when they end.', labelNames: ['status'], registers });
   const learningPasses = new Counter({ name: 'herald_learning_passes_total', help: 'Background fact-learning passes by outcome (learned, nothing_new, not_yet, budget, window, unreadable, failed, off, gone).', labelNames: ['outcome'], registers });
   const factsLearned = new Counter({ name: 'herald_facts_learned_total', help: 'Facts stored by background learning (new or updated).', registers });
-  const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
+  const outbox = new Counter({ name: 'herald_outbox_sends_total', help: 'Outbound send attempts by channel, status (sent, retrying, failed, expired: given up after the retry window) and Twilio error code.', labelNames: ['channel', 'status', 'error_code'], registers });
   const takeovers = new Counter({ name: 'herald_turn_lease_takeovers_total', help: 'Lapsed turn leases taken over by this instance (another instance stopped mid-turn).', registers });
+  const unhandled = new Counter({ name: 'herald_unhandled_errors_total', help: 'Errors no code handled (a rejection nobody awaited, an exception from a library\'s callback), logged and survived, by kind.', labelNames: ['kind'], registers });
   const plans = new Counter({ name: 'herald_plans_total', help: 'Messages planned, by planner: light (the light planner), handed_off (the light planner handed it to the planner), planner (the planner from the start).', labelNames: ['planner'], registers });
   const questions = new Counter({ name: 'herald_questions_total', help: 'Questions Herald asked (confirmation, choice, clarification) by outcome (asked, answered, failed, declined, dropped, expired).', labelNames: ['kind', 'outcome'], registers });
   const inFlight = new Gauge({ name: 'herald_turns_in_flight', help: 'Turns running on this instance now.', registers, collect() {
@@ -140,13 +156,18 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     let reading: Promise<Row[]> | undefined;
     return async (): Promise<Row[]> => {
       if (now() - at < (options.gaugeCacheMs ?? 5_000)) return rows;
-      // Concurrent scrapes share one read.
+      // Concurrent scrapes share one read. A read that fails (the database is away) shows the
+      // last rows rather than failing the whole scrape: the spool's and the process's own
+      // metrics matter most exactly then.
       reading ??= read()
-        .then((fresh) => {
-          rows = fresh;
-          at = now();
-          return fresh;
-        })
+        .then(
+          (fresh) => {
+            rows = fresh;
+            at = now();
+            return fresh;
+          },
+          () => rows,
+        )
         .finally(() => (reading = undefined));
       return reading;
     };
@@ -181,6 +202,13 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     },
     webhookMessage(channel, outcome) {
       webhook.inc({ channel, outcome });
+    },
+    inboundSpool(event) {
+      spoolEvents.inc({ event });
+    },
+    inboundSpoolSize(messages, bytes) {
+      spoolMessages.set(messages);
+      spoolBytes.set(bytes);
     },
     turn(outcome) {
       turns.inc({ outcome });
@@ -223,6 +251,9 @@ export function createMetrics(options: MetricsOptions = {}): HeraldMetrics {
     leaseTakeovers(count) {
       if (count > 0) takeovers.inc(count);
     },
+    unhandledError(kind) {
+      unhandled.inc({ kind });
+    },
     plan(planner) {
       plans.inc({ planner });
     },
@@ -240,6 +271,8 @@ export const noopMetrics: HeraldMetrics = {
   enabled: false,
   httpRequest() {},
   webhookMessage() {},
+  inboundSpool() {},
+  inboundSpoolSize() {},
   turn() {},
   turnReplyLatency() {},
   modelCall() {},
@@ -250,6 +283,7 @@ export const noopMetrics: HeraldMetrics = {
   learningPass() {},
   outboxSend() {},
   leaseTakeovers() {},
+  unhandledError() {},
   plan() {},
   question() {},
   async scrape() {

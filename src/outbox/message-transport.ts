@@ -26,10 +26,40 @@ export type TransportResult =
       message: string;
       /** Twilio's Retry-After, when it sent one. */
       retryAfterMs?: number;
+      /**
+       * The request may have reached Twilio, which may have taken the message: no answer came
+       * after it was written (a timeout, a connection reset). Resending blind could deliver it
+       * twice; a refused connection, or one lost before the request went out, is not this.
+       */
+      outcomeUnknown?: boolean;
     };
+
+/** What to look for at Twilio: a message this sender may already have had accepted. */
+export interface SentMessageQuery {
+  to: string;
+  /** The sender address, or a Messaging Service sid (MG…), as the send used it. */
+  from: string;
+  /** A free-text message: its body exactly as sent. */
+  body?: string | undefined;
+  /** A content (template) message: Twilio shows it rendered, so it is known by its variables' values. */
+  contentVariables?: Record<string, string> | undefined;
+  /** When the first attempt whose outcome is unknown started: the message cannot be older. */
+  since: Date;
+}
+
+/** What a look-up found: the matching messages (oldest first), none, or no answer at all. */
+export type SentMessageLookup =
+  | { kind: 'found'; matches: Array<{ sid: string; status: string }> }
+  | { kind: 'not_found' }
+  | { kind: 'failed'; message: string };
 
 /** Sends message parts (Twilio's REST API, or the console when Twilio is not configured). */
 export interface MessageTransport {
   readonly name: 'twilio' | 'console';
   send(message: TransportMessage): Promise<TransportResult>;
+  /**
+   * Looks for a message Twilio may have accepted though its answer was lost (a transport whose
+   * sends never end unknown has none). Only a `not_found` makes resending safe.
+   */
+  findSent?(query: SentMessageQuery): Promise<SentMessageLookup>;
 }

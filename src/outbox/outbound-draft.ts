@@ -36,13 +36,17 @@ export type SendablePart = Pick<
   | 'toAddress'
   | 'fromAddress'
   | 'body'
+  | 'groupId'
   | 'partIndex'
+  | 'partCount'
   | 'contentSid'
   | 'contentVariables'
   | 'status'
   | 'statusRank'
   | 'attempts'
   | 'nextAttemptAt'
+  | 'unknownSince'
+  | 'createdAt'
 >;
 
 /**
@@ -59,7 +63,7 @@ export interface ClaimedMessage {
    * `createdAt`, exactly as a claim just before sending leaves it — so sending it needs no
    * read and no claim round trip; the others are pending, as `stage` stores them.
    */
-  parts: Array<SendablePart & { partCount: number }>;
+  parts: SendablePart[];
 }
 
 /**

@@ -31,6 +31,19 @@ export interface OutboxDependencies {
   statusCallbackUrl?: string | undefined;
   /** Longest back-off waited in-process; longer ones are rescheduled as jobs. */
   inlineWaitLimitMs?: number;
+  /** Attempts one flush makes on a part in-process (default 5) before handing it back to the queue. */
+  inlineAttempts?: number;
+  /**
+   * REPLY_LATE_NOTE_AFTER_MS: a reply whose first part goes out longer than this after it was
+   * written starts with "Sorry for the delay —" (src/outbox/late-reply-note.ts). Unset: never.
+   */
+  lateNoteAfterMs?: number | undefined;
+  /**
+   * Told when a group flush (a reminder's, a routine run's, a notice's) ends with a part
+   * waiting for its retry time: the caller schedules the user's drain for then, which delivers
+   * every part of the user in order. Durable (a queued job), so a restart loses nothing.
+   */
+  onHandBack?: (userId: string, at: Date) => Promise<void>;
   /** How long a part may sit in `dispatching` before a crashed sender's claim lapses. */
   dispatchClaimMs?: number;
   sleep?: (milliseconds: number) => Promise<void>;
@@ -44,7 +57,8 @@ export interface OutboxDependencies {
 /** One send attempt, as observability sees it. */
 export interface OutboxSendEvent {
   part: Pick<SendablePart, 'turnId' | 'kind' | 'channel' | 'partIndex'>;
-  status: 'sent' | 'retrying' | 'failed';
+  /** `expired`: failed for good after Twilio kept failing for the whole retry window. */
+  status: 'sent' | 'retrying' | 'failed' | 'expired';
   errorCode?: number | undefined;
   /** Wall-clock milliseconds around the transport call. */
   startedAt: number;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createTwilioClient } from '../channels/twilio-request-client.js';
-import type { MessageTransport, TransportMessage, TransportResult } from './message-transport.js';
+import type { MessageTransport, SentMessageLookup, SentMessageQuery, TransportMessage, TransportResult } from './message-transport.js';
+import { findSentMessage } from './twilio-sent-lookup.js';
 
 /** Twilio credentials and where its API is. */
 export interface TwilioTransportOptions {
@@ -58,6 +59,11 @@ export class TwilioTransport implements MessageTransport {
       }
     });
   }
+
+  /** Looks the message up in Twilio's Messages list (twilio-sent-lookup.ts). */
+  findSent(query: SentMessageQuery): Promise<SentMessageLookup> {
+    return findSentMessage(this.client, query);
+  }
 }
 
 /** Classifies a failed Twilio call: retry 429, 5xx and network trouble; never a 4xx. */
@@ -67,8 +73,15 @@ export function describeFailure(error: unknown, headers?: Record<string, unknown
   const errorCode = details.code !== undefined && !Number.isNaN(Number(details.code)) ? Number(details.code) : undefined;
   const message = details.message ?? String(error);
   if (httpStatus === undefined) {
-    // No HTTP answer at all: a timeout or a refused/reset connection.
-    return { ok: false, retryable: true, message, ...(errorCode !== undefined ? { errorCode } : {}) };
+    // No HTTP answer at all: a timeout or a refused/reset connection. Whether Twilio may have
+    // taken the message depends on whether the request went out.
+    return {
+      ok: false,
+      retryable: true,
+      message,
+      ...(errorCode !== undefined ? { errorCode } : {}),
+      ...(mayHaveReachedTwilio(error) ? { outcomeUnknown: true } : {}),
+    };
   }
   const retryable = httpStatus === 429 || httpStatus >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(headers?.['retry-after']) : undefined;
@@ -80,6 +93,24 @@ export function describeFailure(error: unknown, headers?: Record<string, unknown
     ...(errorCode !== undefined ? { errorCode } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/** Network errors raised before a connection existed: nothing was sent. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'ERR_INVALID_URL']);
+
+/**
+ * Whether a request that got no answer may have reached Twilio. A connection refused (or a
+ * name that did not resolve) sent nothing; otherwise the HTTP client's request tells whether
+ * it was written out whole (`writableFinished`: handed to the operating system): a timeout or
+ * a reset after that may have left the message at Twilio, one before it cannot have (Twilio
+ * takes no message from a request it did not receive whole). An error that carries no request
+ * (not the HTTP client's) is presumed to have reached Twilio: looking before resending is safe.
+ */
+export function mayHaveReachedTwilio(error: unknown): boolean {
+  const details = error as { code?: unknown; request?: { writableFinished?: unknown } } | null | undefined;
+  if (typeof details?.code === 'string' && NOT_CONNECTED.has(details.code)) return false;
+  const written = details?.request?.writableFinished;
+  return typeof written === 'boolean' ? written : true;
 }
 
 /** A Retry-After header (seconds, or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */

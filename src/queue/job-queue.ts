@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type pg from 'pg';
+import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 
 /**
@@ -49,6 +49,9 @@ export interface QueuedJob<Data> {
   data: Data;
 }
 
+/** The session advisory lock instances take in turn to create pg-boss's schema and queues ("herald q"). */
+const QUEUE_SETUP_LOCK = 0x6865_7271;
+
 /**
  * Herald's durable job queue: pg-boss on the application database. Jobs survive
  * crashes (an active job whose worker died expires and is retried) and any number of
@@ -76,10 +79,46 @@ export class JobQueue {
     this.boss.on('error', (error) => this.logger.error({ error }, 'job queue error'));
   }
 
-  /** Starts pg-boss (creating its schema on first use) and ensures the queues exist. */
+  /**
+   * Starts pg-boss (creating its schema on first use) and ensures the queues exist. Instances
+   * starting together on a new or just-migrated database take turns (one session advisory
+   * lock): pg-boss's schema creation and `createQueue` deadlock or collide when run at once
+   * (issue 31: one of two instances started together died in 4 of 5 tries). A deadlock that
+   * still happens is retried.
+   */
   async start(queues: QueueDefinition[]): Promise<void> {
-    await this.boss.start();
-    this.started = true;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.withSetupLock(async () => {
+          await this.boss.start();
+          await this.ensureQueues(queues);
+        });
+        this.started = true;
+        return;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        // 40P01 deadlock, 40001 serialization, 42P06/42710/23505 "already exists" from a racing creator.
+        if (attempt >= 5 || !['40P01', '40001', '42P06', '42710', '23505'].includes(code ?? '')) throw error;
+        this.logger.warn({ attempt, code }, 'the job queue could not start (another instance was creating it); trying again');
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
+  /** Runs `work` while holding the queue-setup lock, on a connection of its own (not the pool's: pg-boss needs the pool). */
+  private async withSetupLock(work: () => Promise<void>): Promise<void> {
+    const client = new pg.Client({ ...this.pool.options, connectionString: this.pool.options.connectionString });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+      await work();
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  private async ensureQueues(queues: QueueDefinition[]): Promise<void> {
     for (const queue of queues) {
       const settings = {
         name: queue.name,

@@ -8,6 +8,7 @@ export const de: TextTable = {
   mediaOnly: 'Ich kann bisher nur Text lesen und konnte daher nicht sehen, was du geschickt hast. Kannst du es in Worten beschreiben?',
   empty: 'Deine Nachricht kam leer bei mir an (oder als etwas, das ich noch nicht lesen kann, etwa ein Standort oder ein Kontakt). Was kann ich für dich tun?',
   progress: 'Bin dran – es dauert etwas länger als sonst. Ich melde mich, sobald es fertig ist.',
+  replyLateNote: 'Entschuldige die Verspätung –',
   budget: 'Sorry, das war mehr Arbeit, als ich für eine Nachricht erledigen kann, deshalb habe ich aufgehört. Kannst du es in kleineren Schritten anfragen?',
   done: 'Erledigt.',
   cut: '(Deine Nachricht war zu lang: Ich habe nur die ersten {kept} von {total} Zeichen gelesen. Schick den Rest bitte in kleineren Teilen.)',

@@ -12,6 +12,8 @@ export const en = {
   mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
   empty: "Your message reached me empty (or as something I can't read yet, like a location or a contact). What can I do for you?",
   progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",
+  /** In front of a reply that could not be sent for a while (Twilio was unreachable): src/outbox/late-reply-note.ts. */
+  replyLateNote: 'Sorry for the delay —',
   budget: 'Sorry, that needed more work than I can do for one message, so I stopped. Could you ask for it in smaller pieces?',
   done: 'Done.',
   cut: '(Your message was too long: I read only the first {kept} of its {total} characters. Please send the rest in smaller pieces.)',

@@ -8,6 +8,7 @@ export const es: TextTable = {
   mediaOnly: 'Por ahora solo leo texto, así que no he podido ver lo que enviaste. ¿Me lo describes con palabras?',
   empty: 'Tu mensaje me llegó vacío (o como algo que aún no sé leer, como una ubicación o un contacto). ¿En qué te ayudo?',
   progress: 'Estoy en ello; está tardando un poco más de lo normal. Te escribo en cuanto termine.',
+  replyLateNote: 'Perdón por la demora —',
   budget: 'Perdona, eso requería más trabajo del que puedo hacer con un solo mensaje, así que paré. ¿Me lo pides por partes?',
   done: 'Hecho.',
   cut: '(Tu mensaje era demasiado largo: solo leí los primeros {kept} de sus {total} caracteres. Envíame el resto en trozos más pequeños.)',

@@ -8,6 +8,7 @@ export const fr: TextTable = {
   mediaOnly: "Pour l'instant je ne lis que du texte, je n'ai donc pas pu voir ce que vous avez envoyé. Pouvez-vous le décrire avec des mots ?",
   empty: "Votre message m'est arrivé vide (ou sous une forme que je ne sais pas encore lire, comme une position ou un contact). Que puis-je faire pour vous ?",
   progress: "Je m'en occupe : c'est un peu plus long que d'habitude. Je vous écris dès que c'est fait.",
+  replyLateNote: 'Désolé pour le retard —',
   budget: "Désolé, cela demandait plus de travail que je ne peux en faire pour un seul message, alors je me suis arrêté. Pouvez-vous le demander en plusieurs fois ?",
   done: "C'est fait.",
   cut: "(Votre message était trop long : je n'en ai lu que les {kept} premiers caractères sur {total}. Envoyez la suite en morceaux plus courts.)",

@@ -8,6 +8,7 @@ export const pt: TextTable = {
   mediaOnly: 'Por enquanto só consigo ler texto, então não vi o que você mandou. Pode descrever em palavras?',
   empty: 'Sua mensagem chegou vazia (ou como algo que ainda não sei ler, como uma localização ou um contato). Em que posso ajudar?',
   progress: 'Já estou cuidando disso; está demorando um pouco mais que o normal. Aviso assim que terminar.',
+  replyLateNote: 'Desculpe a demora —',
   budget: 'Desculpe, isso exigia mais trabalho do que consigo fazer em uma mensagem, então parei. Pode pedir em partes menores?',
   done: 'Feito.',
   cut: '(Sua mensagem era longa demais: li só os primeiros {kept} dos {total} caracteres. Mande o resto em partes menores.)',

@@ -49,7 +49,7 @@ export class TurnObserver {
         ...(parent ? { parent } : {}),
         startTime: event.startedAt,
         endTime: event.endedAt,
-        failed: event.status === 'failed',
+        failed: event.status === 'failed' || event.status === 'expired',
         attributes: { 'herald.channel': part.channel, 'herald.outbound.kind': part.kind, 'herald.outbound.part': part.partIndex, 'herald.outbound.status': event.status, 'twilio.error_code': event.errorCode },
       });
     const parent = turn?.traceparent ?? this.tracing.currentTraceparent();

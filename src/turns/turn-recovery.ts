@@ -18,7 +18,8 @@ const TAKEOVER_BATCH = 500;
  *   schedules the user's pending work, in one transaction, so exactly one instance takes
  *   each one over.
  * - {@link recover}, at start-up and every minute: inbound messages never answered and
- *   replies never delivered (a job lost with its process); at start-up also
+ *   parts never delivered, of every kind (a job lost with its process, a retry after a
+ *   Twilio outage that outlived it): the user's drain sends them in order; at start-up also
  *   {@link closeAbandonedTurns}, turn rows left `running` by a holder that is gone.
  *
  * Scheduling is idempotent: a turn job that finds nothing to do simply ends.
@@ -41,8 +42,7 @@ export class TurnRecovery {
        WHERE "inboundStatus" = 'pending' AND "createdAt" <= ${before}
       UNION
       SELECT DISTINCT "userId" FROM "OutboundMessage"
-       WHERE status IN ('pending', 'dispatching') AND kind IN ('reply', 'progress', 'system')
-         AND "createdAt" <= ${before}`;
+       WHERE status IN ('pending', 'dispatching') AND "createdAt" <= ${before}`;
     for (const row of rows) await this.scheduler.schedule(row.userId);
     if (rows.length > 0) {
       this.scheduler.wake(rows.length);

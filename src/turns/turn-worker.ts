@@ -23,7 +23,7 @@ export interface TurnWorkerDependencies {
 }
 
 /**
- * Drains one user's pending work under their lease: deliver undelivered replies first
+ * Drains one user's pending work under their lease: deliver undelivered parts first (every kind)
  * (so replies arrive in order), then answer pending messages one turn at a time, until
  * nothing is left. Any number of turn jobs for the same user may exist; whichever holds
  * the lease does the work and the rest find nothing to do.

@@ -42,7 +42,7 @@ describe('loadConfig: defaults', () => {
     });
     // No DATABASE_URL: an embedded Postgres under ./.data.
     // Start-up waits up to a minute for DATABASE_URL's server; a SIGTERM gives turns 20 s.
-    expect(config.database).toEqual({ url: undefined, dataDir: '.data', poolSize: 10, connectTimeoutMs: 60_000 });
+    expect(config.database).toEqual({ url: undefined, dataDir: '.data', poolSize: 10, connectTimeoutMs: 0, connectionWaitMs: 60_000 });
     expect(config.shutdownGraceMs).toBe(20_000);
     expect(config.twilio.transport).toBe('console');
     expect(config.twilio.authToken).toBeUndefined();

@@ -92,9 +92,12 @@ describe('the CalDAV connect page offers the same server\'s contacts (a real Rad
     expect(mine.ok).toBe(true);
 
     const complete = (reply: string): ScriptedAnthropicResponse => ({ toolCalls: [{ name: 'complete_step', input: { summary: reply, reply } }] });
-    harness.anthropic.enqueue(singleStepPlan('calendar-agent', "Disconnect the user's calendar"), { toolCalls: [{ name: 'disconnect_calendar', input: {} }] }, complete('Done: your calendar is disconnected.'));
-    expect(await harness.exchange(phone, 'disconnect my calendar')).toBe('Done: your calendar is disconnected.');
+    harness.anthropic.enqueue(singleStepPlan('calendar-agent', "Disconnect the user's calendar"), { toolCalls: [{ name: 'disconnect_calendar', input: {} }] }, complete('It is disconnected once you confirm.'));
+    expect(await harness.exchange(phone, 'disconnect my calendar')).toMatch(/^It is disconnected once you confirm\.\n\nDisconnect your calendar .+\? .*Reply YES or NO\.$/);
     harness.anthropic.rethrowScriptErrors();
+    // Nothing goes before the YES; YES disconnects with no model call.
+    expect(await contacts()).toHaveLength(3);
+    expect(await harness.exchange(phone, 'YES')).toMatch(/^Disconnected your calendar .+: Herald's built-in calendar is in use again\.$/);
     expect(await contacts()).toEqual([{ name: 'Mom', source: 'user' }]);
   });
 

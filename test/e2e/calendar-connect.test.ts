@@ -209,16 +209,22 @@ describe('connecting a calendar', () => {
     }
   });
 
-  it('"disconnect my calendar" deletes the credentials and goes back to the built-in calendar', async () => {
+  it('"disconnect my calendar" asks YES; YES deletes the credentials and goes back to the built-in calendar', async () => {
     const connected = await harness.herald.calendar.calendars.connectCaldav(userId, { serverUrl: radicale.url, username: 'ana', password: 'right-password' });
     expect(connected.ok).toBe(true);
+    const label = connected.ok ? connected.connection.label : '';
     harness.anthropic.enqueue(plan('Disconnect the user\'s calendar'), {
       toolCalls: [
         { name: 'disconnect_calendar', input: {} },
-        { name: 'complete_step', input: { summary: 'Disconnected', reply: "Done: your calendar is disconnected and its password deleted. I'll use Herald's own calendar.", deleted: [{ description: 'calendar connection' }] } },
+        { name: 'complete_step', input: { summary: 'Waiting for the user to confirm', reply: 'Your calendar is disconnected once you confirm.' } },
       ],
     });
-    expect(await send('disconnect my calendar')).toBe("Done: your calendar is disconnected and its password deleted. I'll use Herald's own calendar.");
+    expect(await send('disconnect my calendar')).toBe(
+      `Your calendar is disconnected once you confirm.\n\nDisconnect your calendar ${label}? Herald goes back to its built-in calendar; your events stay where they are. Reply YES or NO.`,
+    );
+    // Nothing changes before the YES (a connection changes only on the user's word).
+    expect(await connections()).toHaveLength(1);
+    expect(await send('YES')).toBe(`Disconnected your calendar ${label}: Herald's built-in calendar is in use again.`);
     expect(await connections()).toEqual([]);
     expect((await harness.herald.calendar.calendars.calendarOf(userId)).provider.kind).toBe('builtin');
   });

@@ -7,8 +7,8 @@ import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-proces
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
- * Real processes, real SIGKILLs, default lease settings (TURN_LEASE_MS 15 s renewed by
- * heartbeat, a lapsed-lease sweep every 2 s) and the default 120 s plan timeout: a crashed
+ * Real processes, real SIGKILLs, default lease settings (TURN_LEASE_MS 3 s renewed by
+ * heartbeat, a lapsed-lease sweep every 1 s) and the default 120 s plan timeout: a crashed
  * instance's user is answered, exactly once, and no turn stays "running". How soon is
  * measured by `npm run bench` (recovery); here the stopwatch is only printed.
  */

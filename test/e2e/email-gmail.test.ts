@@ -294,7 +294,7 @@ describe('Gmail through the webhook (the official client against the fake Google
     expect(await calendar.provider.listEvents({ from: new Date(), to: new Date(Date.now() + 86_400_000) }, ZONE)).toEqual([]);
   });
 
-  it('"disconnect my email" keeps the Google account for the calendar; "disconnect my calendar" then deletes it and revokes the grant', async () => {
+  it('"disconnect my email", after YES, keeps the Google account for the calendar; "disconnect my calendar", after YES, then deletes it and revokes the grant', async () => {
     await connectGoogle([CALENDAR_SCOPE, ...GMAIL_SCOPES]);
     const { refreshToken } = googleSecretsSchema.parse(harness.herald.calendar.box.openJson((await connection())!.secrets));
     harness.anthropic.enqueue(
@@ -303,11 +303,14 @@ describe('Gmail through the webhook (the official client against the fake Google
       (request) => {
         const [result] = toolResults(request);
         expect(result!.isError).toBe(false);
-        expect(JSON.parse(result!.content)).toMatchObject({ effect: 'deleted', disconnected: `Google (${email})`, credentials: expect.stringMatching(/^kept/) });
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: 'Done: Herald no longer reads your Gmail. Your Google calendar stays connected.', deleted: [{ description: 'email connection' }] } }] };
+        expect(JSON.parse(result!.content)).toMatchObject({ effect: 'pending_confirmation' });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Waiting for the user to confirm', reply: 'Herald stops reading your Gmail once you confirm.' } }] };
       },
     );
-    expect(await send('disconnect my email')).toBe('Done: Herald no longer reads your Gmail. Your Google calendar stays connected.');
+    expect(await send('disconnect my email')).toBe(`Herald stops reading your Gmail once you confirm.\n\nDisconnect your mailbox Google (${email})? Herald stops reading it; your mail stays where it is. Reply YES or NO.`);
+    // A connection changes only on the user's YES, which needs no model call.
+    expect((await harness.herald.email.emails.mailboxOf(userId)).kind).toBe('ready');
+    expect(await send('YES')).toBe(`Disconnected your mailbox Google (${email}).`);
     const kept = (await connection())!;
     expect(kept.scopes).toContain(CALENDAR_SCOPE);
     expect(kept.scopes).not.toEqual(expect.arrayContaining([GMAIL_SCOPES[0]]));
@@ -319,26 +322,31 @@ describe('Gmail through the webhook (the official client against the fake Google
       singleStepPlan('calendar-agent', 'Disconnect the user’s calendar'),
       { toolCalls: [{ name: 'disconnect_calendar', input: {} }] },
       (request) => {
-        expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'deleted', credentials: 'deleted' });
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: 'Done: your Google account is disconnected.', deleted: [{ description: 'calendar connection' }] } }] };
+        expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'pending_confirmation' });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Waiting for the user to confirm', reply: 'Your Google account is disconnected once you confirm.' } }] };
       },
     );
-    expect(await send('disconnect my calendar')).toBe('Done: your Google account is disconnected.');
+    expect(await send('disconnect my calendar')).toMatch(/^Your Google account is disconnected once you confirm\.\n\nDisconnect your calendar Google \(.+\)\? .*Reply YES or NO\.$/);
+    expect(await connection()).not.toBeNull();
+    expect(google.revokedTokens).not.toContain(refreshToken);
+    expect(await send('YES')).toBe(`Disconnected your calendar Google (${email}): Herald's built-in calendar is in use again.`);
     expect(await connection()).toBeNull();
     expect(google.revokedTokens).toContain(refreshToken);
   });
 
-  it('"disconnect my calendar" keeps the Google account for Gmail: mail still works', async () => {
+  it('"disconnect my calendar", after YES, keeps the Google account for Gmail: mail still works', async () => {
     await connectGoogle([CALENDAR_SCOPE, ...GMAIL_SCOPES]);
     harness.anthropic.enqueue(
       singleStepPlan('calendar-agent', 'Disconnect the user’s calendar'),
       { toolCalls: [{ name: 'disconnect_calendar', input: {} }] },
       (request) => {
-        expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'deleted', credentials: expect.stringMatching(/^kept/) });
-        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Disconnected', reply: "Done: back to Herald's own calendar. Your Gmail stays connected.", deleted: [{ description: 'calendar connection' }] } }] };
+        expect(JSON.parse(toolResults(request)[0]!.content)).toMatchObject({ effect: 'pending_confirmation' });
+        return { toolCalls: [{ name: 'complete_step', input: { summary: 'Waiting for the user to confirm', reply: "Back to Herald's own calendar once you confirm." } }] };
       },
     );
-    expect(await send('disconnect my calendar')).toBe("Done: back to Herald's own calendar. Your Gmail stays connected.");
+    expect(await send('disconnect my calendar')).toMatch(/^Back to Herald's own calendar once you confirm\.\n\nDisconnect your calendar Google \(.+\)\? .*Reply YES or NO\.$/);
+    expect((await harness.herald.calendar.calendars.calendarOf(userId)).key).toBe(connectionId);
+    expect(await send('YES')).toBe(`Disconnected your calendar Google (${email}): Herald's built-in calendar is in use again.`);
     expect((await harness.herald.calendar.calendars.calendarOf(userId)).key).toBe('builtin');
     expect((await connection())!.scopes).not.toContain(CALENDAR_SCOPE);
     const mailbox = await harness.herald.email.emails.mailboxOf(userId);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { createUser } from '../reminders/support.js';
 
@@ -64,6 +65,9 @@ describe('RCS through the Messaging Service', () => {
     const second = await sendRcs('two');
     const callback = (sid: string, from: string) =>
       harness.post('/twilio/status', { MessageSid: sid, AccountSid: harness.twilio.accountSid, MessageStatus: 'delivered', To: phone, From: from, MessagingServiceSid: SERVICE });
+    // Twilio has the messages; Herald records their sids right after (a callback for a sid not yet
+    // recorded finds nothing to move).
+    for (const sid of [first.sid, second.sid]) await eventually(async () => (await harness.database.prisma.outboundMessage.findUnique({ where: { twilioSid: sid } })) ?? undefined, `the part sent as ${sid} recorded`);
     expect((await callback(first.sid, RCS_AGENT)).statusCode).toBe(200);
     expect((await callback(second.sid, '+15005550006')).statusCode).toBe(200);
     const part = (sid: string) => harness.database.prisma.outboundMessage.findUniqueOrThrow({ where: { twilioSid: sid } });

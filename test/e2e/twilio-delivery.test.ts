@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
+import type { MessageTransport, SentMessageLookup, SentMessageQuery, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { TwilioTransport } from '../../src/outbox/twilio-transport.js';
 import { isGsm7, smsSegments } from '../../src/channels/sms-encoding.js';
 import { HERALD_SMS_NUMBER, HERALD_WHATSAPP_NUMBER, HeraldHarness } from '../helpers/herald-harness.js';
@@ -102,23 +104,32 @@ describe('delivery through Twilio', () => {
     expect(row).toMatchObject({ status: 'failed', errorCode: 21211, attempts: 1 });
   });
 
-  it('gives up after OUTBOX_MAX_ATTEMPTS and sends nothing more', async () => {
-    const h = await startAnswering('This will never arrive.', { env: { OUTBOX_MAX_ATTEMPTS: '2' } });
-    h.twilio.failNext(...Array.from({ length: 10 }, () => ({ status: 503 })));
+  it('gives up once Twilio has failed for the whole of OUTBOX_RETRY_FOR_MS, and sends nothing more', async () => {
+    // Herald's clock stands still unless moved (and lies in the past, so the retry jobs it
+    // schedules are due at once): the window passes when the test says so.
+    const clock = new ManualClock();
+    const h = await startAnswering('This will never arrive.', { clock, env: { OUTBOX_RETRY_FOR_MS: '600000' } });
+    h.twilio.setMessageFault({ kind: 'error', failure: { status: 503 } });
     await h.inbound({ from: '+14155550405', body: 'hello' });
-    await h.twilio.waitForRequests(2);
+    // The attempts a flush makes in-process; then the part waits for its retry time, which never comes.
+    await h.twilio.waitForRequests(5);
+    const waiting = await eventually(async () => (await outboundRows(h)).find((part) => part.status === 'pending' && part.attempts === 5), 'the part waiting for its retry');
+    expect(waiting).toMatchObject({ errorCode: 20503, nextAttemptAt: expect.any(Date) });
+    clock.advance(600_000);
+    const row = await eventually(async () => (await outboundRows(h)).find((part) => part.status === 'failed'), 'the part given up');
+    h.twilio.setMessageFault(undefined);
     await h.settle();
 
-    expect(h.twilio.requests.map((request) => request.status)).toEqual([503, 503]);
+    expect(h.twilio.requests.map((request) => request.status)).toEqual([503, 503, 503, 503, 503, 503]);
     expect(h.twilio.messages).toHaveLength(0);
-    const [row] = await outboundRows(h);
-    expect(row).toMatchObject({ status: 'failed', attempts: 2, errorCode: 20503 });
-    expect(row?.errorMessage).toMatch(/gave up after 2 attempts/);
+    expect(row).toMatchObject({ status: 'failed', attempts: 6, errorCode: 20503 });
+    expect(row.errorMessage).toMatch(/^gave up after 10 min \(6 attempts\)/);
+    expect(h.logs.lines.some((line) => line.level === 50 && line.msg?.startsWith('outbound part given up'))).toBe(true);
     // Nothing is left for recovery to pick up again.
-    expect(await h.herald.outbox.hasUndelivered(row!.userId)).toBe(false);
+    expect(await h.herald.outbox.hasUndelivered(row.userId)).toBe(false);
   });
 
-  it('retries a send that timed out (Twilio never answered)', async () => {
+  it('retries a send that timed out (Twilio never answered), once it has looked and not found it there', async () => {
     // TwilioTransport takes a timeout but the configuration has no setting for it (15 s
     // by default): hand Herald a transport whose first send, the one Twilio never answers,
     // gives up after 300 ms; the retry has the default. Both are created once the harness
@@ -134,6 +145,7 @@ describe('delivery through Twilio', () => {
     await h.settle();
 
     expect(h.twilio.requests.map((request) => request.status)).toEqual([null, 201]); // the first never got an answer
+    expect(h.twilio.lookups.length).toBeGreaterThan(0);
     expect(h.twilio.messages).toHaveLength(1);
     expect(sent?.statusCallback).toBe('https://herald.test/twilio/status');
     const [row] = await outboundRows(h);
@@ -274,5 +286,10 @@ class LateBoundTransport implements MessageTransport {
     this.first = undefined;
     if (!next) throw new Error('LateBoundTransport: no target yet');
     return next.send(message);
+  }
+
+  findSent(query: SentMessageQuery): Promise<SentMessageLookup> {
+    if (!this.target?.findSent) throw new Error('LateBoundTransport: no target yet');
+    return this.target.findSent(query);
   }
 }

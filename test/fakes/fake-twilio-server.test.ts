@@ -179,3 +179,96 @@ describe('FakeTwilioServer with the real twilio SDK', () => {
     await expect(fake.waitForRequests(1, 20)).rejects.toThrow('FakeTwilioServer: expected 1 request(s) within 20 ms, got 0');
   });
 });
+
+describe('FakeTwilioServer: the Messages list and message-create faults, through the real SDK', () => {
+  let fake: FakeTwilioServer;
+  let client: ReturnType<typeof createTwilioClient>;
+
+  beforeAll(async () => {
+    fake = await FakeTwilioServer.start();
+    client = createTwilioClient({ accountSid: fake.accountSid, authToken: fake.authToken, apiBaseUrl: fake.url, timeoutMs: 300 });
+  });
+  afterEach(() => fake.reset());
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('lists messages newest first, filtered by To and From, as sent (date_sent) once taken', async () => {
+    for (const body of ['one', 'two', 'three']) await client.messages.create({ to, from, body });
+    await client.messages.create({ to: '+15555550101', from, body: 'elsewhere' });
+    const listed = await client.messages.list({ to, from });
+    expect(listed.map((message) => message.body)).toEqual(['three', 'two', 'one']);
+    expect(listed.every((message) => message.status === 'sent' && message.dateSent instanceof Date && message.direction === 'outbound-api')).toBe(true);
+    expect(await client.messages.list({ to, from: '+15555550198' })).toEqual([]);
+  });
+
+  it('filters by DateSent: a day, on or after (DateSent>), on or before (DateSent<)', async () => {
+    await client.messages.create({ to, from, body: 'today' });
+    const now = new Date();
+    const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const tomorrow = new Date(today.getTime() + 86_400_000);
+    const yesterday = new Date(today.getTime() - 86_400_000);
+    const bodies = async (options: Parameters<typeof client.messages.list>[0]) => (await client.messages.list(options)).map((message) => message.body);
+    expect(await bodies({ to, dateSentAfter: today })).toEqual(['today']);
+    expect(await bodies({ to, dateSentAfter: tomorrow })).toEqual([]);
+    expect(await bodies({ to, dateSentBefore: yesterday })).toEqual([]);
+    expect(await bodies({ to, dateSentBefore: new Date(now.getTime() + 60_000) })).toEqual(['today']);
+    expect(await bodies({ to, dateSent: now })).toEqual(['today']);
+    expect(await bodies({ to, dateSent: tomorrow })).toEqual([]);
+    expect(fake.lookups[0]?.query).toMatchObject({ To: to, 'DateSent>': `${today.toISOString().slice(0, 10)}T00:00:00Z` });
+  });
+
+  it('pages with PageSize, Page and PageToken, each page naming the next until the last', async () => {
+    for (let index = 1; index <= 5; index += 1) await client.messages.create({ to, from, body: `m${index}` });
+    const first = await client.messages.page({ to, pageSize: 2 });
+    expect(first.instances.map((message) => message.body)).toEqual(['m5', 'm4']);
+    const second = await first.nextPage()!;
+    const third = await second.nextPage()!;
+    expect([...second.instances, ...third.instances].map((message) => message.body)).toEqual(['m3', 'm2', 'm1']);
+    expect(third.nextPage()).toBeUndefined();
+    expect(fake.lookups.map((lookup) => [lookup.query.Page, lookup.query.PageToken?.slice(0, 4)])).toEqual([
+      [undefined, undefined],
+      ['1', 'PASM'],
+      ['2', 'PASM'],
+    ]);
+    expect((await client.messages.list({ to, pageSize: 2 })).map((message) => message.body)).toEqual(['m5', 'm4', 'm3', 'm2', 'm1']);
+    await expect(client.messages.page({ to, pageSize: 1001 })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('answers every create with an error while told to, then accepts again', async () => {
+    fake.setMessageFault({ kind: 'error', failure: { status: 500 } });
+    await expect(client.messages.create({ to, from, body: 'a' })).rejects.toMatchObject({ status: 500, code: 20500 });
+    await expect(client.messages.create({ to, from, body: 'b' })).rejects.toMatchObject({ status: 500 });
+    fake.setMessageFault(undefined);
+    await expect(client.messages.create({ to, from, body: 'c' })).resolves.toMatchObject({ body: 'c' });
+    expect(fake.messages.map((message) => message.body)).toEqual(['c']);
+  });
+
+  it('takes a message but loses the answer: a reset or no answer at all; the message is sent and listed', async () => {
+    fake.setMessageFault({ kind: 'drop-answer', how: 'reset' }, { times: 1 });
+    await expect(client.messages.create({ to, from, body: 'reset' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    fake.setMessageFault({ kind: 'drop-answer', how: 'hang' }, { times: 1 });
+    await expect(client.messages.create({ to, from, body: 'hang' })).rejects.toMatchObject({ code: 'ECONNABORTED' });
+    expect(fake.messages.map((message) => message.body)).toEqual(['reset', 'hang']);
+    expect(fake.requests.map((request) => request.status)).toEqual([null, null]);
+    expect((await client.messages.list({ to })).map((message) => message.body)).toEqual(['hang', 'reset']);
+  });
+
+  it('resets a connection before taking the message: nothing is sent', async () => {
+    fake.setMessageFault({ kind: 'reset-before' }, { times: 1 });
+    await expect(client.messages.create({ to, from, body: 'gone' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(fake.messages).toHaveLength(0);
+    expect(await client.messages.list({ to })).toEqual([]);
+  });
+
+  it('refuses connections, then listens again on the same port', async () => {
+    await fake.refuseConnections();
+    // A connection the client kept alive may still be tried once and found closed (a reset); a new one is refused.
+    const first: unknown = await client.messages.create({ to, from, body: 'nobody home' }).catch((error: unknown) => error);
+    expect(['ECONNREFUSED', 'ECONNRESET']).toContain((first as { code?: string }).code);
+    await expect(client.messages.create({ to, from, body: 'nobody home' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await fake.acceptConnections();
+    await expect(client.messages.create({ to, from, body: 'back' })).resolves.toMatchObject({ body: 'back' });
+    expect(fake.messages.map((message) => message.body)).toEqual(['back']);
+  });
+});

@@ -8,6 +8,7 @@ import { FakeContentApi } from './twilio/content-api.js';
 import { FakeTypingIndicators } from './twilio/typing-indicators.js';
 import { FakeAccountConfig } from './twilio/account-config.js';
 import { authorized, errorAnswer, sendJson as writeJson } from './twilio/http.js';
+import { listMessages, type MessageResource } from './twilio/message-list.js';
 
 /** One POST the fake received, with what it answered. */
 export interface RecordedTwilioRequest {
@@ -46,6 +47,26 @@ export interface TwilioFailure {
   retryAfterSeconds?: number;
 }
 
+/**
+ * How message creation misbehaves, as Twilio's API does in an incident (setMessageFault):
+ * - `error`: every create is answered with this error (a 500, a 503…); nothing is taken.
+ * - `reset-before`: the connection is reset as the request arrives; nothing is taken (to the
+ *   client, whose request went out whole, the outcome is unknown).
+ * - `drop-answer`: the message is taken (stored, it counts as sent, the list shows it) but the
+ *   answer is lost: the connection is reset (`reset`) or never answered (`hang`, until the
+ *   client times out).
+ * Refused connections are {@link FakeTwilioServer.refuseConnections}.
+ */
+export type MessageFault = { kind: 'error'; failure: TwilioFailure } | { kind: 'reset-before' } | { kind: 'drop-answer'; how: 'reset' | 'hang' };
+
+/** One GET of the Messages list the fake answered. */
+export interface RecordedTwilioLookup {
+  /** The query string's parameters (To, From, DateSent>…). */
+  query: Record<string, string>;
+  status: number;
+  receivedAt: Date;
+}
+
 /** Twilio's JSON error body, the "legacy" shape the SDK turns into a RestException. */
 interface TwilioErrorBody {
   code: number | null;
@@ -72,10 +93,15 @@ export class FakeTwilioServer {
   /** Every message accepted with 201, in order. */
   readonly messages: SentTwilioMessage[] = [];
 
+  /** Every GET of the Messages list (a look-up), in order. */
+  readonly lookups: RecordedTwilioLookup[] = [];
+
   private readonly failures: TwilioFailure[] = [];
   private hangsLeft = 0;
-  // Full resources for GET …/Messages/:Sid.json, kept apart so `messages` stays easy to assert on.
-  private readonly resources = new Map<string, Record<string, unknown>>();
+  private fault: { fault: MessageFault; timesLeft: number } | undefined;
+  private refusing = false;
+  // Full resources for GET …/Messages/:Sid.json and the list, in the order taken, kept apart so `messages` stays easy to assert on.
+  private readonly resources = new Map<string, MessageResource>();
   private readonly events = new EventEmitter();
   /** Inbound media: URLs for webhooks' MediaUrlN, the redirect to a media store on another origin, the Media DELETE. */
   media!: FakeTwilioMediaStore;
@@ -130,6 +156,35 @@ export class FakeTwilioServer {
   }
 
   /**
+   * Makes every message create misbehave as `fault` says (see {@link MessageFault}), for the
+   * next `times` creates or until cleared with `setMessageFault(undefined)`. Queued failures
+   * and hangs (failNext, hangNext) come first.
+   */
+  setMessageFault(fault: MessageFault | undefined, options: { times?: number } = {}): void {
+    this.fault = fault ? { fault, timesLeft: options.times ?? Number.POSITIVE_INFINITY } : undefined;
+  }
+
+  /**
+   * The API goes away: the listener closes (open connections are cut) and every connection is
+   * refused until {@link acceptConnections}, which listens again on the same port.
+   */
+  async refuseConnections(): Promise<void> {
+    if (this.refusing) return;
+    this.refusing = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Listens again after {@link refuseConnections}. */
+  async acceptConnections(): Promise<void> {
+    if (!this.refusing) return;
+    this.server.listen(Number(new URL(this.url).port), '127.0.0.1');
+    await once(this.server, 'listening');
+    this.refusing = false;
+  }
+
+  /**
    * Resolves with `messages` once at least `count` were accepted. It waits as long as the
    * test does; `timeoutMs` makes it reject after that long instead (fake-failures.ts).
    */
@@ -148,6 +203,8 @@ export class FakeTwilioServer {
     this.messages.length = 0;
     this.failures.length = 0;
     this.hangsLeft = 0;
+    this.fault = undefined;
+    this.lookups.length = 0;
     this.resources.clear();
     this.media.reset();
     this.content.reset();
@@ -158,6 +215,7 @@ export class FakeTwilioServer {
   /** Stops the server, cutting hanging and kept-alive connections so nothing waits on them. */
   async close(): Promise<void> {
     await this.media.close();
+    if (this.refusing) return;
     const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
     this.server.closeAllConnections();
     await closed;
@@ -176,6 +234,10 @@ export class FakeTwilioServer {
     const path = url.pathname;
     if (this.media.handleApi(request, response, path)) return;
     if (this.routeMessagingApis(request, response, url, rawBody)) return;
+    if (request.method === 'GET' && createMessagePath.test(path)) {
+      this.answerList(request, response, path, url.searchParams);
+      return;
+    }
     if (request.method === 'GET') {
       this.answerFetch(request, response, path);
       return;
@@ -189,17 +251,21 @@ export class FakeTwilioServer {
       receivedAt: new Date(),
     };
     const answer = this.decide(request, path, recorded.params);
-    if (answer === 'hang') {
+    if (answer === 'hang' || answer === 'reset') {
       this.record(recorded);
+      if (answer === 'reset') request.socket.destroy();
       return;
     }
-    recorded.status = answer.status;
+    // A dropped answer leaves the status null: the client never got one.
+    if (!answer.drop) recorded.status = answer.status;
     // Recorded before the answer is written, so a client that awaited the SDK call always finds it here.
     this.record(recorded);
     if (answer.message) {
       this.messages.push(answer.message);
       this.events.emit('message');
     }
+    if (answer.drop === 'reset') request.socket.destroy();
+    if (answer.drop) return;
     sendJson(response, answer.status, answer.body, answer.headers);
   }
 
@@ -224,7 +290,7 @@ export class FakeTwilioServer {
     request: IncomingMessage,
     path: string,
     params: Record<string, string>,
-  ): 'hang' | { status: number; body: unknown; headers?: Record<string, string>; message?: SentTwilioMessage } {
+  ): 'hang' | 'reset' | { status: number; body: unknown; headers?: Record<string, string>; message?: SentTwilioMessage; drop?: 'reset' | 'hang' } {
     const match = createMessagePath.exec(path);
     if (request.method !== 'POST' || !match) return this.error({ status: 404, message: `No route for ${request.method} ${path}` });
 
@@ -234,6 +300,9 @@ export class FakeTwilioServer {
     }
     const failure = this.failures.shift();
     if (failure) return this.error(failure);
+    const fault = this.takeFault();
+    if (fault?.kind === 'error') return this.error(fault.failure);
+    if (fault?.kind === 'reset-before') return 'reset';
 
     const authFailure = this.checkAuth(request);
     if (authFailure) return authFailure;
@@ -255,7 +324,17 @@ export class FakeTwilioServer {
       if ('failure' in content) return this.error(content.failure);
       rendered = content.body;
     }
-    return this.accept(params, rendered);
+    const accepted = this.accept(params, rendered);
+    return fault?.kind === 'drop-answer' ? { ...accepted, drop: fault.how } : accepted;
+  }
+
+  /** The fault this create meets, if any (counted down when given a number of times). */
+  private takeFault(): MessageFault | undefined {
+    if (!this.fault) return undefined;
+    const { fault } = this.fault;
+    this.fault.timesLeft -= 1;
+    if (this.fault.timesLeft <= 0) this.fault = undefined;
+    return fault;
   }
 
   private checkAuth(request: IncomingMessage): ReturnType<FakeTwilioServer['error']> | undefined {
@@ -273,7 +352,7 @@ export class FakeTwilioServer {
     const resource = {
       sid,
       account_sid: this.accountSid,
-      to: params.To,
+      to: params.To ?? '',
       from: params.From ?? null,
       body,
       status: 'queued',
@@ -292,7 +371,8 @@ export class FakeTwilioServer {
       messaging_service_sid: params.MessagingServiceSid ?? null,
       subresource_uris: { media: uri.replace(/\.json$/, '/Media.json') },
     };
-    this.resources.set(sid, resource);
+    // Twilio hands it to the carrier at once: from then on it reads as sent, with its date_sent.
+    this.resources.set(sid, { ...resource, status: 'sent', date_sent: toRfc2822(now) });
     return {
       status: 201,
       body: resource,
@@ -308,6 +388,17 @@ export class FakeTwilioServer {
         dateCreated: now,
       },
     };
+  }
+
+  private answerList(request: IncomingMessage, response: ServerResponse, path: string, query: URLSearchParams): void {
+    const accountSid = createMessagePath.exec(path)?.[1];
+    const answer =
+      this.checkAuth(request) ??
+      (accountSid !== this.accountSid
+        ? this.error({ status: 404, message: `The requested resource ${path} was not found` })
+        : listMessages([...this.resources.values()], this.accountSid, query));
+    this.lookups.push({ query: Object.fromEntries(query), status: answer.status, receivedAt: new Date() });
+    sendJson(response, answer.status, answer.body, answer.headers);
   }
 
   private answerFetch(request: IncomingMessage, response: ServerResponse, path: string): void {

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import twilio from 'twilio';
 import type { FakeAnthropicServer } from '../fakes/fake-anthropic-server.js';
@@ -30,6 +33,8 @@ export async function crashTestEnvironment(options: {
     ANTHROPIC_API_KEY: 'test-key',
     ANTHROPIC_BASE_URL: options.fakeAnthropic.url,
     ANTHROPIC_MAX_RETRIES: '0',
+    // Not the working directory's .data/spool, which another test's processes may share.
+    INBOUND_SPOOL_DIR: path.join(tmpdir(), `herald-spool-${randomUUID()}`),
     ...options.extra,
   };
 }

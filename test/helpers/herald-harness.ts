@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import twilio from 'twilio';
 import { loadConfig, type Config } from '../../src/config/config.js';
@@ -87,6 +91,8 @@ export class HeraldHarness {
       FACT_LEARNING: 'off',
       // Quiet hours hold progress messages and notices by the clock: only the tests about them turn them on.
       QUIET_HOURS: 'off',
+      // Each Herald its own inbound spool (made only if something is spooled): never another test's files.
+      INBOUND_SPOOL_DIR: path.join(tmpdir(), `herald-spool-${randomUUID()}`),
       ...options.env,
     });
     const logs = captureLogs();
@@ -182,6 +188,7 @@ export class HeraldHarness {
     await this.herald.stop(0).catch(() => {});
     await Promise.all([this.twilio.close(), this.anthropic.close()]);
     if (this.ownsDatabase) await this.database.drop();
+    await rm(this.config.inboundSpool.directory, { recursive: true, force: true });
   }
 }
 

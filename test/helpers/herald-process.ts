@@ -36,9 +36,9 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts `npm start`'s entry point in a child process with exactly `env` (plus PATH and
- * HOME) and waits until it listens (or fails if it exits first).
+ * HOME) and waits until it listens (or prints `until`), or fails if it exits first.
  */
-export async function startHeraldProcess(env: Record<string, string>): Promise<HeraldProcess> {
+export async function startHeraldProcess(env: Record<string, string>, options: { until?: RegExp } = {}): Promise<HeraldProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
     // A fixed test key unless the test sets one (or unsets it, with ''), so no key file is written into the repository.
@@ -71,7 +71,7 @@ export async function startHeraldProcess(env: Record<string, string>): Promise<H
       void exited.then(() => (unregister(), reject(new Error(`process exited before printing ${pattern}; output:\n${output.join('\n')}`))));
     });
   };
-  await waitForOutput(/Herald is listening/);
+  await waitForOutput(options.until ?? /Herald is listening/);
   return {
     child,
     port,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrismaClient } from '../../src/db/prisma-types.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
-import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
+import type { MessageTransport, SentMessageLookup, SentMessageQuery, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
+import type { OutboxSendEvent } from '../../src/outbox/outbox-dependencies.js';
 import type { ClaimedMessage, OutboundDraft } from '../../src/outbox/outbound-draft.js';
 import { OutboxService } from '../../src/outbox/outbox-service.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -27,6 +28,15 @@ class ScriptedTransport implements MessageTransport {
   bodies(): string[] {
     return this.calls.map((call) => call.body ?? '');
   }
+
+  /** Look-ups asked, and what they answer in turn (default: not found). */
+  readonly lookups: SentMessageQuery[] = [];
+  readonly lookupScript: SentMessageLookup[] = [];
+
+  async findSent(query: SentMessageQuery): Promise<SentMessageLookup> {
+    this.lookups.push(query);
+    return this.lookupScript.shift() ?? { kind: 'not_found' };
+  }
 }
 
 const unavailable: TransportResult = { ok: false, retryable: true, httpStatus: 503, errorCode: 20503, message: 'Service Unavailable' };
@@ -44,9 +54,20 @@ describe('OutboxService', () => {
     await database.drop();
   });
 
-  function setup(options: { clock?: ManualClock; maxAttempts?: number; inlineWaitLimitMs?: number; senders?: { sms?: string; whatsapp?: string }; prisma?: PrismaClient } = {}) {
+  function setup(
+    options: {
+      clock?: ManualClock;
+      retryForMs?: number;
+      inlineWaitLimitMs?: number;
+      lateNoteAfterMs?: number;
+      senders?: { sms?: string; whatsapp?: string };
+      prisma?: PrismaClient;
+      onHandBack?: (userId: string, at: Date) => Promise<void>;
+    } = {},
+  ) {
     const transport = new ScriptedTransport();
     const waits: number[] = [];
+    const events: OutboxSendEvent['status'][] = [];
     const clock = options.clock;
     const outbox = new OutboxService({
       prisma: options.prisma ?? database.prisma,
@@ -56,17 +77,20 @@ describe('OutboxService', () => {
       clock: clock ?? { now: () => new Date() },
       ids: randomIds,
       logger: createSilentLogger(),
-      policy: { maxAttempts: options.maxAttempts ?? 5, baseDelayMs: 100, maxDelayMs: 1_000 },
+      policy: { retryForMs: options.retryForMs ?? 3_600_000, baseDelayMs: 100, maxDelayMs: 1_000 },
       senders: options.senders ?? { sms: '+15005550006', whatsapp: 'whatsapp:+14155238886' },
       statusCallbackUrl: 'https://herald.test/twilio/status',
       ...(options.inlineWaitLimitMs !== undefined ? { inlineWaitLimitMs: options.inlineWaitLimitMs } : {}),
+      ...(options.lateNoteAfterMs !== undefined ? { lateNoteAfterMs: options.lateNoteAfterMs } : {}),
+      ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
       sleep: async (milliseconds) => {
         waits.push(milliseconds);
         clock?.advance(milliseconds);
       },
       random: () => 1,
+      onSend: (event) => events.push(event.status),
     });
-    return { outbox, transport, waits };
+    return { outbox, transport, waits, events };
   }
 
   async function newUser() {
@@ -82,7 +106,7 @@ describe('OutboxService', () => {
   }
 
   async function parts(userId: string) {
-    return database.prisma.outboundMessage.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { partIndex: 'asc' }] });
+    return database.prisma.outboundMessage.findMany({ where: { userId }, orderBy: [{ sequence: 'asc' }] });
   }
 
   it('stages a reply converted for the channel and split into ordered parts, then delivers them in order', async () => {
@@ -160,16 +184,52 @@ describe('OutboxService', () => {
     expect(await parts(user.id)).toMatchObject([{ status: 'queued', attempts: 2 }]);
   });
 
-  it('gives up after maxAttempts and records the last error', async () => {
-    const { outbox, transport } = setup({ maxAttempts: 3 });
+  /** Flushes as the user's drain would, each time at the part's retry time, until nothing is left; returns how many flushes it took. */
+  async function drain(outbox: OutboxService, clock: ManualClock, userId: string): Promise<number> {
+    let flushes = 0;
+    for (;;) {
+      flushes += 1;
+      const outcome = await outbox.flushUser(userId);
+      if (outcome.kind === 'done') return flushes;
+      clock.set(outcome.at);
+    }
+  }
+
+  it('keeps retrying a part Twilio keeps failing, flush after flush, and sends it once Twilio is back', async () => {
+    const clock = new ManualClock(new Date());
+    const { outbox, transport, waits } = setup({ clock });
     const user = await newUser();
-    transport.script.push(unavailable, unavailable, unavailable, unavailable);
+    // Twenty failures: five attempts in-process, then handed back to the queue each time.
+    transport.script.push(...Array.from({ length: 20 }, () => unavailable));
+    await stage(outbox, { userId: user.id, text: 'patience' }, user.phone);
+    expect(await drain(outbox, clock, user.id)).toBeGreaterThan(1);
+    expect(transport.bodies()).toEqual(Array.from({ length: 21 }, () => 'patience'));
+    // Backoff doubles up to its cap and stays there.
+    expect(waits.slice(0, 4)).toEqual([100, 200, 400, 800]);
+    expect(Math.max(...waits)).toBe(1_000);
+    expect(await parts(user.id)).toMatchObject([{ status: 'queued', attempts: 21, nextAttemptAt: null }]);
+  });
+
+  it('gives up once a part has been retried for the whole window, records the last error and says so', async () => {
+    const clock = new ManualClock(new Date());
+    const { outbox, transport, events } = setup({ clock, retryForMs: 10_000 });
+    const user = await newUser();
+    transport.script.push(...Array.from({ length: 100 }, () => unavailable));
     await stage(outbox, { userId: user.id, text: 'doomed' }, user.phone);
-    expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
-    expect(transport.calls).toHaveLength(3);
-    const [part] = await parts(user.id);
-    expect(part).toMatchObject({ status: 'failed', attempts: 3, errorCode: 20503 });
-    expect(part?.errorMessage).toContain('gave up after 3 attempts');
+    await stage(outbox, { userId: user.id, text: 'after it' }, user.phone);
+    const staged = clock.now().getTime();
+    await drain(outbox, clock, user.id);
+
+    const [part, next] = await parts(user.id);
+    expect(part).toMatchObject({ status: 'failed', errorCode: 20503 });
+    expect(part?.errorMessage).toMatch(/^gave up after 1\d s \(\d+ attempts\): Service Unavailable/);
+    // Its last attempt was the first past the window.
+    expect(clock.now().getTime() - staged).toBeGreaterThanOrEqual(10_000);
+    expect(clock.now().getTime() - staged).toBeLessThan(11_000);
+    expect(events.filter((status) => status === 'expired').length).toBeGreaterThanOrEqual(1);
+    // Not the address's fault: the part after it was tried too (and, Twilio still down, given up in turn).
+    expect(next).toMatchObject({ status: 'failed' });
+    expect(transport.bodies()).toContain('after it');
     expect(await outbox.hasUndelivered(user.id)).toBe(false);
   });
 
@@ -350,6 +410,193 @@ describe('OutboxService', () => {
       expect(first).toMatchObject({ status: 'failed', errorCode: 21610, attempts: 1 });
       expect(rest.map((part) => [part.status, part.errorCode])).toEqual(rest.map(() => ['undeliverable', 21610]));
       expect((await database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).smsUnreachableAt).toBeInstanceOf(Date);
+    });
+  });
+
+  describe('a send whose outcome is unknown (the request may have reached Twilio)', () => {
+    const lost: TransportResult = { ok: false, retryable: true, message: 'socket hang up', outcomeUnknown: true };
+    const refused: TransportResult = { ok: false, retryable: true, message: 'connect ECONNREFUSED' };
+
+    it('is looked up before it is sent again: found, it is recorded with that sid and never resent', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport, waits } = setup({ clock });
+      const user = await newUser();
+      transport.script.push(lost);
+      transport.lookupScript.push({ kind: 'found', matches: [{ sid: 'SM' + 'a'.repeat(32), status: 'sent' }] });
+      await stage(outbox, { userId: user.id, text: 'only once' }, user.phone);
+      const firstAttempt = clock.now();
+
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['only once']);
+      expect(transport.lookups).toEqual([{ to: user.phone, from: '+15005550006', body: 'only once', since: firstAttempt }]);
+      // The look-up waited for Twilio's list to show it: at least the backoff cap here.
+      expect(waits).toEqual([1_000]);
+      expect(await parts(user.id)).toMatchObject([{ status: 'sent', twilioSid: 'SM' + 'a'.repeat(32), attempts: 2, unknownSince: firstAttempt, nextAttemptAt: null }]);
+    });
+
+    it('not found at Twilio: sent again, once', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock });
+      const user = await newUser();
+      transport.script.push(lost);
+      await stage(outbox, { userId: user.id, text: 'lost on the way' }, user.phone);
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['lost on the way', 'lost on the way']);
+      expect(transport.lookups).toHaveLength(1);
+      expect(await parts(user.id)).toMatchObject([{ status: 'queued', attempts: 2 }]);
+    });
+
+    it('a look-up that fails is tried again later, and nothing is sent blind meanwhile', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock });
+      const user = await newUser();
+      transport.script.push(lost);
+      transport.lookupScript.push(...Array.from({ length: 7 }, () => ({ kind: 'failed' as const, message: 'Twilio answered 503' })));
+      transport.lookupScript.push({ kind: 'found', matches: [{ sid: 'SM' + 'b'.repeat(32), status: 'delivered' }] });
+      await stage(outbox, { userId: user.id, text: 'careful' }, user.phone);
+      await drain(outbox, clock, user.id);
+      expect(transport.calls).toHaveLength(1);
+      expect(transport.lookups).toHaveLength(8);
+      expect(await parts(user.id)).toMatchObject([{ status: 'delivered', twilioSid: 'SM' + 'b'.repeat(32) }]);
+    });
+
+    it('a message Twilio shows that is already recorded on another part is not this one', async () => {
+      const { outbox, transport } = setup({ clock: new ManualClock(new Date()) });
+      const user = await newUser();
+      transport.script.push({ ok: true, sid: 'SM' + 'c'.repeat(32), status: 'queued' }, lost);
+      await stage(outbox, { userId: user.id, text: 'Done.' }, user.phone);
+      await stage(outbox, { userId: user.id, text: 'Done.' }, user.phone);
+      // Twilio lists the first "Done." as a match for the second: taken, so the second goes again.
+      transport.lookupScript.push({ kind: 'found', matches: [{ sid: 'SM' + 'c'.repeat(32), status: 'sent' }] });
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['Done.', 'Done.', 'Done.']);
+      const [first, second] = await parts(user.id);
+      expect(first?.twilioSid).toBe('SM' + 'c'.repeat(32));
+      expect(second?.twilioSid).not.toBe(first?.twilioSid);
+    });
+
+    it('a refused connection sent nothing: retried without a look-up', async () => {
+      const { outbox, transport } = setup({ clock: new ManualClock(new Date()) });
+      const user = await newUser();
+      transport.script.push(refused, refused);
+      await stage(outbox, { userId: user.id, text: 'knock knock' }, user.phone);
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.calls).toHaveLength(3);
+      expect(transport.lookups).toHaveLength(0);
+      expect(await parts(user.id)).toMatchObject([{ status: 'queued', unknownSince: null }]);
+    });
+
+    it('a part whose sender died mid-send (its claim lapsed) is looked up before it is sent again', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock });
+      const user = await newUser();
+      await stage(outbox, { userId: user.id, text: 'in flight' }, user.phone);
+      const [part] = await parts(user.id);
+      // As a process killed during the HTTP call leaves it: claimed at `claimedAt`, never recorded.
+      const claimedAt = clock.now();
+      await database.prisma.outboundMessage.update({ where: { id: part!.id }, data: { status: 'dispatching', statusRank: 1, attempts: 1, nextAttemptAt: new Date(claimedAt.getTime() + 60_000) } });
+      expect((await outbox.flushUser(user.id)).kind).toBe('retry_later');
+      clock.advance(60_001);
+      transport.lookupScript.push({ kind: 'found', matches: [{ sid: 'SM' + 'd'.repeat(32), status: 'sent' }] });
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.calls).toHaveLength(0);
+      expect(transport.lookups).toMatchObject([{ since: claimedAt, body: 'in flight' }]);
+      expect(await parts(user.id)).toMatchObject([{ status: 'sent', twilioSid: 'SM' + 'd'.repeat(32) }]);
+    });
+  });
+
+  describe('a reply that waited', () => {
+    it('starts with "Sorry for the delay —" (in the reader\'s language) once it waited longer than the limit, kept when sent again', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock, lateNoteAfterMs: 120_000 });
+      const user = await newUser();
+      await database.prisma.user.update({ where: { id: user.id }, data: { language: 'fr' } });
+      transport.script.push(...Array.from({ length: 6 }, () => unavailable));
+      await stage(outbox, { userId: user.id, text: 'Votre table est réservée pour ce soir.' }, user.phone);
+      const outcome = await outbox.flushUser(user.id);
+      expect(outcome.kind).toBe('retry_later');
+      // Still within the limit: sent as written.
+      expect(transport.bodies()[0]).toBe('Votre table est réservée pour ce soir.');
+      clock.advance(120_001);
+      await drain(outbox, clock, user.id);
+      // Désolé's dash is plain on SMS (the rest of the text is GSM-7).
+      expect(transport.bodies().at(-1)).toBe('Désolé pour le retard - Votre table est réservée pour ce soir.');
+      expect(transport.bodies().filter((body) => body.startsWith('Désolé')).length).toBeGreaterThanOrEqual(2);
+      expect(transport.bodies().every((body) => !body.startsWith('Désolé pour le retard - Désolé'))).toBe(true);
+      expect(await parts(user.id)).toMatchObject([{ status: 'queued', body: 'Désolé pour le retard - Votre table est réservée pour ce soir.' }]);
+    });
+
+    it('only a reply, only its first part, and never one whose outcome is unknown', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock, lateNoteAfterMs: 1_000 });
+      const user = await newUser();
+      await stage(outbox, { userId: user.id, text: 'a notice', kind: 'system' }, user.phone);
+      await stage(outbox, { userId: user.id, text: 'a reply' }, user.phone);
+      await stage(outbox, { userId: user.id, text: 'an unsure reply' }, user.phone);
+      const [, , unsure] = await parts(user.id);
+      await database.prisma.outboundMessage.update({ where: { id: unsure!.id }, data: { unknownSince: clock.now() } });
+      clock.advance(5_000);
+      await outbox.flushUser(user.id);
+      expect(transport.bodies()).toEqual(['a notice', 'Sorry for the delay - a reply', 'an unsure reply']);
+    });
+  });
+
+  describe('order across flushes', () => {
+    it("a message's own flush sends the user's older waiting parts first, and hands the user back when one must wait", async () => {
+      const clock = new ManualClock(new Date());
+      const handedBack: Array<[string, Date]> = [];
+      const { outbox, transport } = setup({ clock, inlineWaitLimitMs: 0, onHandBack: async (userId, at) => void handedBack.push([userId, at]) });
+      const user = await newUser();
+      transport.script.push(unavailable);
+      await stage(outbox, { userId: user.id, text: 'the reply' }, user.phone);
+      expect((await outbox.flushUser(user.id)).kind).toBe('retry_later');
+      const notice = await database.prisma.$transaction((transaction) => outbox.stage(transaction, { userId: user.id, kind: 'system', channel: 'sms', toAddress: user.phone, text: 'the notice' }));
+
+      // The reply waits for its retry: the notice waits behind it, and the user's drain is told when.
+      const waiting = await outbox.flushGroup(notice.groupId);
+      expect(waiting.kind).toBe('retry_later');
+      expect(handedBack).toEqual([[user.id, (waiting as { at: Date }).at]]);
+      expect(transport.bodies()).toEqual(['the reply']);
+
+      clock.set((waiting as { at: Date }).at);
+      expect(await outbox.flushGroup(notice.groupId)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['the reply', 'the reply', 'the notice']);
+    });
+
+    it("a reminder another sender is sending this very moment does not hold the user's reply back", async () => {
+      const { outbox, transport } = setup();
+      const user = await newUser();
+      const reminder = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: 'the reminder' });
+      await database.prisma.outboundMessage.createMany({
+        data: reminder.parts.map(({ contentVariables: _variables, ...part }) => ({ ...part, groupId: reminder.groupId })),
+      });
+      await stage(outbox, { userId: user.id, text: 'the reply' }, user.phone);
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['the reply']);
+      // The reminder's own flush still waits for its sender, of course.
+      expect((await outbox.flushGroup(reminder.groupId)).kind).toBe('retry_later');
+      expect(transport.bodies()).toEqual(['the reply']);
+    });
+
+    it('a message written claimed (a reminder) gives its claim back and goes after the older parts', async () => {
+      const clock = new ManualClock(new Date());
+      const { outbox, transport } = setup({ clock, inlineWaitLimitMs: 0 });
+      const user = await newUser();
+      transport.script.push(unavailable);
+      await stage(outbox, { userId: user.id, text: 'the reply' }, user.phone);
+      const waiting = await outbox.flushUser(user.id);
+      const message = outbox.claimed({ userId: user.id, kind: 'reminder', channel: 'sms', toAddress: user.phone, text: 'the reminder' });
+      await database.prisma.outboundMessage.createMany({
+        data: message.parts.map(({ contentVariables: _variables, ...part }) => ({ ...part, groupId: message.groupId })),
+      });
+      expect((await outbox.sendClaimed(message)).kind).toBe('retry_later');
+      expect(transport.bodies()).toEqual(['the reply']);
+      const reminderPart = await database.prisma.outboundMessage.findFirstOrThrow({ where: { groupId: message.groupId } });
+      expect(reminderPart).toMatchObject({ status: 'pending', attempts: 0 });
+
+      clock.set((waiting as { at: Date }).at);
+      expect(await outbox.flushUser(user.id)).toEqual({ kind: 'done' });
+      expect(transport.bodies()).toEqual(['the reply', 'the reply', 'the reminder']);
     });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs, type RetryPolicy } from '../../src/outbox/retry-policy.js';
+import { retryDelayMs, unknownOutcomeDelayMs, type RetryPolicy } from '../../src/outbox/retry-policy.js';
 
-const policy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 };
+const policy: RetryPolicy = { retryForMs: 3_600_000, baseDelayMs: 500, maxDelayMs: 30_000 };
 
 describe('retryDelayMs', () => {
   it('doubles the cap with each failed attempt, up to the maximum', () => {
@@ -33,5 +33,17 @@ describe('retryDelayMs', () => {
 
   it('treats attempt 0 like attempt 1', () => {
     expect(retryDelayMs(policy, 0, () => 1)).toBe(500);
+  });
+
+  it('stays at the cap however many attempts an hour of retries makes', () => {
+    expect(retryDelayMs(policy, 500, () => 1)).toBe(30_000);
+    expect(retryDelayMs(policy, 5_000, () => 0)).toBe(15_000);
+  });
+});
+
+describe('unknownOutcomeDelayMs', () => {
+  it('gives Twilio five seconds to list a message it may have taken, or the backoff cap when smaller', () => {
+    expect(unknownOutcomeDelayMs({ maxDelayMs: 30_000 })).toBe(5_000);
+    expect(unknownOutcomeDelayMs({ maxDelayMs: 50 })).toBe(50);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { inboundMessageSchema } from '../../channels/twilio-webhook-schemas.js';
-import type { InboundDelivery, InboundOutcome } from '../../conversation/inbound-service.js';
+import type { InboundDelivery } from '../../conversation/inbound-service.js';
+import type { GuardedOutcome } from '../../conversation/inbound-spool.js';
 import { requireFormEncodedBody } from '../form-body.js';
 import { SenderRateLimit } from '../sender-rate-limit.js';
 import { sendEmptyTwiml, sendTwimlMessage } from '../twiml.js';
@@ -10,7 +11,8 @@ import { verifyTwilioSignature } from '../twilio-signature.js';
 /** What the inbound route needs. */
 export interface TwilioMessagesRouteOptions {
   signature: SignatureOptions;
-  inbound: { receive(delivery: InboundDelivery): Promise<InboundOutcome> };
+  /** Stores the message, or spools it while the database is away (src/conversation/inbound-spool.ts). */
+  inbound: { receive(delivery: InboundDelivery): Promise<GuardedOutcome> };
   rateLimitPerMinute: number;
 }
 
@@ -54,6 +56,8 @@ export async function twilioMessagesRoute(app: FastifyInstance, options: TwilioM
         log.info({ reason: outcome.reason, replied: Boolean(outcome.reply) }, 'inbound message refused by access rules; nothing stored');
         return outcome.reply ? sendTwimlMessage(reply, outcome.reply) : sendEmptyTwiml(reply);
       }
+      // Written to disk and fsync'd: the message is safe, and stored when the database is back.
+      if (outcome.kind === 'spooled') return sendEmptyTwiml(reply);
       if (outcome.kind === 'duplicate') log.info('duplicate delivery ignored');
       else log.info({ userId: outcome.userId, messageId: outcome.messageId }, 'inbound message stored');
       return sendEmptyTwiml(reply);
