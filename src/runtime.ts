@@ -100,6 +100,7 @@ import { createMediaModule } from './modules/media-module.js';
 import { TIMEZONE_FROM_PIN_ACTION } from './media/location.js';
 import { DevMediaStore } from './dev/dev-media-store.js';
 import { createModel, createTransport, twilioExtras } from './runtime-clients.js';
+import { withoutTrailingSlashes } from './shared/text-ends.js';
 
 /** Ways to build Herald with some parts replaced (tests, benchmarks). */
 export interface HeraldOptions {
@@ -244,7 +245,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     onHandBack: (userId, at) => scheduler.schedule(userId, { startAfter: at }),
     senders: { sms: config.twilio.smsFrom, whatsapp: config.twilio.whatsappFrom, rcs: config.twilio.messagingServiceSid },
     smsMaxSegments: config.outbox.smsMaxSegments,
-    statusCallbackUrl: transport.name === 'twilio' ? `${config.http.publicBaseUrl.replace(/\/+$/, '')}/twilio/status` : undefined,
+    statusCallbackUrl: transport.name === 'twilio' ? `${withoutTrailingSlashes(config.http.publicBaseUrl)}/twilio/status` : undefined,
     ...(options.sleep ? { sleep: options.sleep } : {}),
     onSend: (event) => turnObserver.sent(event),
     onContentRefused: (contentSid) => void extras.shapes?.forget(contentSid),

@@ -9,6 +9,7 @@ import { createHerald } from './runtime.js';
 import { DatabaseUnavailableError } from './db/wait-for-database.js';
 import { ConfigurationError, describeError } from './shared/errors.js';
 import { guardProcess, type GuardedProcess } from './observability/process-guards.js';
+import { withoutTrailingSlashes } from './shared/text-ends.js';
 
 /**
  * Herald's entry point: read configuration, build the logger, start, listen, and shut
@@ -118,7 +119,7 @@ const STANDBY_AFTER_MS = 2_000;
 
 /** What to do next: connect Twilio, or (in local mode) try Herald from this machine: the dev phone, the chat, or curl. */
 function listeningMessage(transport: 'twilio' | 'console', signed: boolean, publicBaseUrl: string, port: number): string {
-  const webhookUrl = `${publicBaseUrl.replace(/\/+$/, '')}/twilio/messages`;
+  const webhookUrl = `${withoutTrailingSlashes(publicBaseUrl)}/twilio/messages`;
   if (transport === 'twilio') return `Herald is listening; point your Twilio number's messaging webhook at ${webhookUrl}`;
   if (signed) return `Herald is listening in local mode (replies are printed here, not sent); webhooks to ${webhookUrl} must be signed with TWILIO_AUTH_TOKEN (the dev phone at http://localhost:${port}/dev/phone signs its own)`;
   return `Herald is listening in local mode: replies are printed here, not sent. Text it in your browser at http://localhost:${port}/dev/phone or with \`npm run chat\`; or post a webhook from this machine: ${localTryCommand(port)}`;

@@ -26,9 +26,10 @@ export function parseAdminCommand(text: string): AdminCommand | undefined {
   const body = text.trim();
   if (/^invite\s+code[.!]*$/i.test(body)) return { kind: 'invite_code' };
   if (/^users[.!?]*$/i.test(body)) return { kind: 'users' };
-  const invite = /^invite\s+(\+?[\d][\d ()-]*\d|whatsapp:\S+)(?:\s+([\s\S]+))?$/i.exec(body);
+  // The number ends at its last digit and the welcome starts at a non-space: no two parts can take the same characters.
+  const invite = /^invite\s+(\+?\d(?:[\d ()-]*\d)?|whatsapp:\S+)(?:\s+(\S[\s\S]*))?$/i.exec(body);
   if (invite) return { kind: 'invite', phone: phoneOf(invite[1]!), welcome: invite[2]?.trim() || undefined };
-  const revoke = /^revoke\s+(\+?[\d][\d ()-]*\d|whatsapp:\S+)[.!]*$/i.exec(body);
+  const revoke = /^revoke\s+(\+?\d(?:[\d ()-]*\d)?|whatsapp:[^\s.!]+(?:[.!]+[^\s.!]+)*)[.!]*$/i.exec(body);
   if (revoke) return { kind: 'revoke', phone: phoneOf(revoke[1]!) };
   return undefined;
 }

@@ -12,6 +12,8 @@ import { servesGmail } from '../email/gmail-mailbox.js';
 import { GMAIL_SEND_SCOPE } from '../email/gmail-provider.js';
 import { AllowedHosts } from '../net/allowed-hosts.js';
 import { OutboundPolicy } from '../net/outbound-policy.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
+import { isEmailAddress } from '../shared/text-ends.js';
 
 /** The services these commands use, on the command's database. */
 async function services({ config, database, logger }: AccountsContext) {
@@ -22,7 +24,7 @@ async function services({ config, database, logger }: AccountsContext) {
   const calendars = new CalendarService({ prisma: database.prisma, connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, outbound, logger });
   const emails = new EmailService({ connections, clock: systemClock, ids: randomIds, timeoutMs: config.connections.timeoutMs, outbound, logger });
   // Only to give Herald's grant back to Google when a Google account is removed (no OAuth flow runs here).
-  const base = config.http.linkBaseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(config.http.linkBaseUrl);
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger) : undefined;
   return { connections, calendars, emails, google };
 }
@@ -72,7 +74,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
       if (!/^smtps?:\/\//i.test(smtpUrl) || !URL.canParse(smtpUrl)) throw new CommandError(`--smtp-url must be smtps://host:465 or smtp://host:587 (got "${smtpUrl}").`);
       const username = String(values.username);
       const address = String(values.address ?? username);
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new CommandError(`The username "${username}" is not an email address: give the mailbox's address with --address.`);
+      if (!isEmailAddress(address)) throw new CommandError(`The username "${username}" is not an email address: give the mailbox's address with --address.`);
       const password = await passwordOption(values.password);
       const user = await userByPhone(context, String(values.phone), true);
       const { emails } = await services(context);

@@ -3,6 +3,7 @@ import ICAL from 'ical.js';
 import type { SecretBox } from '../connections/secret-box.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 const SIGNING_PURPOSE = 'calendar feed';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -90,7 +91,7 @@ export class CalendarFeed {
   }
 
   private url(token: string): string {
-    return `${this.publicBaseUrl.replace(/\/+$/, '')}/calendar/${token}.ics`;
+    return `${withoutTrailingSlashes(this.publicBaseUrl)}/calendar/${token}.ics`;
   }
 }
 

@@ -10,6 +10,7 @@
  * addresses are set aside before any markers are looked at.
  */
 import type { ChannelName } from './phone-number.js';
+import { trimEndOf, trimStartOf } from '../shared/text-ends.js';
 
 // Private-use characters stand in for protected text and emphasis while the text is being
 // rewritten, so later rules can't re-read earlier output. Models never produce them; any
@@ -33,11 +34,14 @@ const MARKERS: Record<ChannelName, Record<string, string>> = {
 // inline code, not the start of a block that would swallow the rest of the reply.
 const CODE_FENCE = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/;
 const HORIZONTAL_RULE = /^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$/;
-const HEADING = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const QUOTE = /^ {0,3}(?:>[ \t]?)+(.*)$/;
-const BULLET = /^([ \t]*)[*+-][ \t]+(.*)$/;
-const ORDERED_ITEM = /^([ \t]*)(\d{1,9}[.)])[ \t]+(.*)$/;
-const TABLE_SEPARATOR = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+// Each line rule is written so no two of its parts can take the same characters: a model's
+// reply of any length is read in one pass (issue 32).
+const HEADING_OPEN = /^ {0,3}#{1,6}(?=[ \t]|$)/;
+const QUOTE_OPEN = /^ {0,3}>/;
+const BULLET = /^([ \t]*)[*+-][ \t]+(\S.*)?$/;
+const ORDERED_ITEM = /^([ \t]*)(\d{1,9}[.)])[ \t]+(\S.*)?$/;
+/** A table's separator row once its spaces and tabs are taken out: `|:--|--:|`. */
+const TABLE_SEPARATOR_CELLS = /^\|?:?-+:?(?:\|:?-+:?)*\|?$/;
 const PIPED_ROW = /^[ \t]*\|.*\|[ \t]*$/;
 
 // A link or image destination: no spaces, at most one level of balanced parentheses
@@ -46,10 +50,13 @@ const DESTINATION = String.raw`\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+(?:"[
 const CODE_SPAN = /(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)/g;
 const ESCAPE = /\\([!-/:-@[-`{-~])/g;
 const IMAGE = new RegExp(String.raw`!\[([^\]]*)\]` + DESTINATION, 'g');
-const LINK = new RegExp(String.raw`\[((?:[^\[\]]|\[[^\]]*\])*)\]` + DESTINATION, 'g');
-const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>]+|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>/gi;
+// A label holds text and at most one level of brackets; it starts at a "[" no other "[" precedes,
+// so a run of "[[[[" is tried once, not once per bracket.
+const LINK = new RegExp(String.raw`(?<!\[)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]` + DESTINATION, 'g');
+const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>]+|[^\s@<>]+@[^\s@<>.]+(?:\.[^\s@<>.]+)+)>/gi;
 const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>]+/gi;
-const EMAIL = /[\p{L}\p{N}_.%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+// Starts where the address's first character is not preceded by another: one try per address.
+const EMAIL = /(?<![\p{L}\p{N}_.%+-])[\p{L}\p{N}_.%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
 
 /**
  * Emphasis rules, strongest first. A marker opens only when not preceded by a letter,
@@ -123,7 +130,7 @@ export function formatForChannel(markdown: string, channel: ChannelName): string
     if (isTableStart(lines, index)) {
       while (index < lines.length && isTableRow(lines[index] ?? '')) {
         const row = lines[index++] ?? '';
-        if (!TABLE_SEPARATOR.test(row)) output.push(formatTableRow(row, channel, saved));
+        if (!isTableSeparator(row)) output.push(formatTableRow(row, channel, saved));
       }
       continue;
     }
@@ -142,7 +149,7 @@ export function formatForChannel(markdown: string, channel: ChannelName): string
 
 /** A fenced code block: WhatsApp's monospace block, or the bare code for SMS. */
 function formatCodeBlock(code: string[], channel: ChannelName, saved: ProtectedText): string {
-  const content = code.join('\n').replace(/^\n+|\s+$/g, '');
+  const content = trimStartOf(code.join('\n'), '\n').trimEnd();
   if (content === '') return '';
   return saved.protect(channel === 'whatsapp' ? `\`\`\`${content}\`\`\`` : content);
 }
@@ -150,15 +157,15 @@ function formatCodeBlock(code: string[], channel: ChannelName, saved: ProtectedT
 /** One line outside code blocks and tables. */
 function formatLine(line: string, channel: ChannelName, saved: ProtectedText): string {
   if (HORIZONTAL_RULE.test(line)) return '';
-  const heading = HEADING.exec(line);
-  if (heading !== null) {
-    const title = saved.restore(formatInline(heading[1] ?? '', channel, saved));
+  const heading = headingText(line);
+  if (heading !== undefined) {
+    const title = saved.restore(formatInline(heading, channel, saved));
     // Emphasis inside a bold heading would close the bold early, so only the heading's own stays.
     return channel === 'whatsapp' && title !== '' ? `${BOLD}${title.replaceAll(BOLD, '')}${BOLD}` : title;
   }
-  const quote = QUOTE.exec(line);
-  if (quote !== null) {
-    const content = formatLine(quote[1] ?? '', channel, saved);
+  const quote = quotedText(line);
+  if (quote !== undefined) {
+    const content = formatLine(quote, channel, saved);
     return content === '' ? '' : `> ${content}`;
   }
   const bullet = BULLET.exec(line);
@@ -175,7 +182,35 @@ function isTableStart(lines: string[], index: number): boolean {
   const line = lines[index] ?? '';
   const next = lines[index + 1] ?? '';
   if (PIPED_ROW.test(line) && line.split('|').length > 2) return true;
-  return line.includes('|') && next.includes('|') && TABLE_SEPARATOR.test(next);
+  return line.includes('|') && next.includes('|') && isTableSeparator(next);
+}
+
+/** A heading's text ("## Plan ##" → "Plan"), or undefined when the line is not a heading. */
+function headingText(line: string): string | undefined {
+  const open = HEADING_OPEN.exec(line);
+  if (!open) return undefined;
+  const text = line.slice(open[0].length).trim();
+  // An optional closing run of "#" after a space ("## Plan ##").
+  const closed = trimEndOf(text, '#');
+  if (closed === '' || closed.endsWith(' ') || closed.endsWith('\t')) return closed.trimEnd();
+  return text;
+}
+
+/** A block quote's text, its ">" markers (and one space after each) taken off; undefined when not quoted. */
+function quotedText(line: string): string | undefined {
+  if (!QUOTE_OPEN.test(line)) return undefined;
+  let rest = trimStartOf(line, ' ');
+  while (rest.startsWith('>')) {
+    rest = rest.slice(1);
+    if (rest.startsWith(' ') || rest.startsWith('\t')) rest = rest.slice(1);
+  }
+  return rest;
+}
+
+/** A table's separator row ("| --- | :--: |"). */
+function isTableSeparator(line: string): boolean {
+  const cells = line.replaceAll(' ', '').replaceAll('\t', '');
+  return cells.includes('-') && TABLE_SEPARATOR_CELLS.test(cells);
 }
 
 /** Whether a line continues a table. */
@@ -228,10 +263,7 @@ function formatLink(label: string, url: string, channel: ChannelName, saved: Pro
 
 /** A URL without scheme, trailing slash or case, for comparing a link's text to its target. */
 function comparableUrl(url: string): string {
-  return url
-    .replace(/^(?:https?:\/\/|mailto:)/i, '')
-    .replace(/\/+$/, '')
-    .toLowerCase();
+  return trimEndOf(url.replace(/^(?:https?:\/\/|mailto:)/i, ''), '/').toLowerCase();
 }
 
 /**

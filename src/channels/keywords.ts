@@ -72,7 +72,7 @@ function normalizeKeyword(body: string): string {
   return body
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/[.!]+$/, '')
+    .replace(/(?<![.!])[.!]+$/, '')
     .trimEnd()
     .toUpperCase();
 }

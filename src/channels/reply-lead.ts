@@ -8,7 +8,8 @@
  */
 
 /** Sentence ends followed by whitespace: Latin, Hebrew sof pasuq, Arabic, Devanagari; then closing quotes or brackets. */
-const SENTENCE_END = /[.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965]+["'”’»)\]}]*(?=\s)/g;
+// A run of ends is tried from its first character only (the lookbehind): one try per run.
+const SENTENCE_END = /(?<![.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965])[.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965]+["'”’»)\]}]*(?=\s)/g;
 /** CJK and full-width sentence ends, which take no space after them. */
 const UNSPACED_SENTENCE_END = /[。｡！？．]+[」』”’）】〕〉》]*/g;
 /** Line ends (paragraph ends and list items included). */

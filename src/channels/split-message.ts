@@ -40,7 +40,8 @@ const LINE_BREAK = /\r?\n/g;
  * repeated ("?!", "...") and followed by closing quotes or brackets.
  */
 const SPACED_SENTENCE_END =
-  /[.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965]+["'”’»)\]}]*(?=[^\S\u00A0\u2007\u202F])/g;
+  // A run of ends is tried from its first character only (the lookbehind): one try per run.
+  /(?<![.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965])[.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965]+["'”’»)\]}]*(?=[^\S\u00A0\u2007\u202F])/g;
 
 /** CJK and full-width sentence ends, which are not followed by a space. */
 const UNSPACED_SENTENCE_END = /[。｡！？．]+[」』”’）】〕〉》]*/g;

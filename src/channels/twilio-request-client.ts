@@ -2,6 +2,7 @@ import twilio from 'twilio';
 // Type-only deep import: the package's top-level typings expose RequestClient as a value and a
 // type but not its namespace, which is where RequestOptions and RequestClientOptions live.
 import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** Options for Twilio's HTTP client (timeout, keep-alive, autoRetry…), as the SDK declares them. */
 export type RequestClientOptions = TwilioRequestClient.RequestClientOptions;
@@ -18,7 +19,7 @@ export function redirectTwilioUri(uri: string, baseUrl: string): string {
   const original = new URL(uri);
   const base = new URL(baseUrl);
   // A trailing slash on the base would otherwise produce "//2010-04-01/…".
-  const prefix = base.pathname.replace(/\/+$/, '');
+  const prefix = withoutTrailingSlashes(base.pathname);
   return `${base.origin}${prefix}${original.pathname}${original.search}`;
 }
 

@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 /** How Twilio webhooks are signed and checked. */
 export interface SignatureOptions {
   /** The public origin (and optional path prefix) Twilio calls, e.g. https://herald.example.com. */
@@ -11,7 +12,7 @@ export interface SignatureOptions {
  * The public base is used rather than the Host header, which a proxy may rewrite.
  */
 export function signedUrl(publicBaseUrl: string, requestUrl: string): string {
-  const base = publicBaseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(publicBaseUrl);
   const pathAndQuery = requestUrl.split('#')[0] ?? '';
   return `${base}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
 }

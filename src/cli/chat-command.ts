@@ -21,6 +21,7 @@ import { ConfigurationError } from '../shared/errors.js';
 import { randomIds } from '../shared/ids.js';
 import { DEFAULT_DEV_PHONE } from '../dev/dev-phone-page.js';
 import { readEventStream } from '../dev/event-stream.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 const USAGE = 'usage: npm run chat -- [--from +14155550123] [--url http://127.0.0.1:3000]';
 
@@ -110,7 +111,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const from = values.from ?? DEFAULT_DEV_PHONE;
-  let baseUrl = (values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
+  let baseUrl = withoutTrailingSlashes(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
   let herald: Herald | undefined;
   let connection = await connect(baseUrl, from);
   if (connection.kind === 'unreachable' && !values.url) {

@@ -1,5 +1,6 @@
 import type twilio from 'twilio';
 import { describeError } from '../shared/errors.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** What the doctor checks the account against: the deployment's own settings. */
 export interface DoctorSettings {
@@ -36,7 +37,7 @@ type Service = Awaited<ReturnType<ReturnType<twilio.Twilio['messaging']['v1']['s
  * RCS is configured. A read that fails is itself a problem of that channel.
  */
 export async function diagnose(client: twilio.Twilio, settings: DoctorSettings): Promise<ChannelReport[]> {
-  const base = settings.publicBaseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(settings.publicBaseUrl);
   const expected = { inbound: `${base}/twilio/messages`, status: `${base}/twilio/status` };
   const services = new Map<string, Promise<Service | undefined>>();
   const service = (sid: string) => {
@@ -168,7 +169,7 @@ async function checkService(sid: string, expected: Expected, service: (sid: stri
 
 function checkUrl(report: ChannelReport, what: string, actual: string | null | undefined, expected: string): void {
   if (!actual) report.problems.push(`${what} missing: set it to ${expected}`);
-  else if (actual.replace(/\/+$/, '') !== expected) report.problems.push(`${what} is ${actual}, not ${expected}`);
+  else if (withoutTrailingSlashes(actual) !== expected) report.problems.push(`${what} is ${actual}, not ${expected}`);
   else report.ok.push(`${what} at ${expected}`);
 }
 

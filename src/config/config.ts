@@ -3,6 +3,7 @@ import { environmentSchema, secretVariables, type Environment } from './env-sche
 import { ConfigurationError } from '../shared/errors.js';
 import type { ModelRoles } from '../model/model-roles.js';
 import { defaultFallbacks } from '../model/model-profiles.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** Turns the flat environment into the grouped settings the rest of Herald reads. */
 function toConfig(environment: Environment) {
@@ -29,7 +30,7 @@ function toConfig(environment: Environment) {
      * of 0 turns the spool off.
      */
     inboundSpool: {
-      directory: environment.INBOUND_SPOOL_DIR ?? `${environment.DATA_DIR.replace(/\/+$/, '')}/spool`,
+      directory: environment.INBOUND_SPOOL_DIR ?? `${withoutTrailingSlashes(environment.DATA_DIR)}/spool`,
       maxFiles: environment.INBOUND_SPOOL_MAX_FILES,
       maxBytes: environment.INBOUND_SPOOL_MAX_BYTES,
       spoolAfterMs: environment.INBOUND_SPOOL_AFTER_MS,
@@ -225,7 +226,7 @@ function toConfig(environment: Environment) {
       tracing:
         environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || environment.OTEL_EXPORTER_OTLP_ENDPOINT
           ? {
-              tracesUrl: environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${environment.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`,
+              tracesUrl: environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${withoutTrailingSlashes(environment.OTEL_EXPORTER_OTLP_ENDPOINT!)}/v1/traces`,
               headers: parseOtlpHeaders(environment.OTEL_EXPORTER_OTLP_HEADERS),
               serviceName: environment.OTEL_SERVICE_NAME,
             }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 import type { SecretBox } from './secret-box.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** A link that may still be used, with what its page needs. */
 export interface ConnectLinkRecord {
@@ -55,7 +56,7 @@ export class ConnectLinks {
   /** The link's URL again (its token is derived from the id and expiry, so it is the same one). */
   urlOf(link: { id: string; expiresAt: Date }): string {
     const body = `${link.id}.${Math.floor(link.expiresAt.getTime() / 1000)}`;
-    return `${this.options.publicBaseUrl.replace(/\/+$/, '')}/connect/${body}.${this.box.sign(SIGNING_PURPOSE, body)}`;
+    return `${withoutTrailingSlashes(this.options.publicBaseUrl)}/connect/${body}.${this.box.sign(SIGNING_PURPOSE, body)}`;
   }
 
   /**

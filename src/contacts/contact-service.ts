@@ -4,6 +4,7 @@ import type { Contact, Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Clock } from '../shared/clock.js';
 import { parseBirthday, parseVcards, type VcardContact } from './vcard.js';
+import { isEmailAddress } from '../shared/text-ends.js';
 
 /** Where a contact came from. */
 export type ContactSource = 'user' | 'vcard' | 'carddav' | 'google';
@@ -242,7 +243,7 @@ export class ContactService {
 
   private clean(input: ContactInput, country?: CountryCode): ContactResult<CleanContact> {
     const emails = input.emails?.map((email) => email.trim().toLowerCase());
-    const badEmail = emails?.find((email) => !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email));
+    const badEmail = emails?.find((email) => !isEmailAddress(email));
     if (badEmail) return { ok: false, error: `"${badEmail}" is not an email address. Nothing was saved.` };
     let birthday: string | undefined;
     if (input.birthday) {

@@ -1,3 +1,4 @@
+import { isEmailAddress } from '../shared/text-ends.js';
 /** A contact as read from, or written to, a vCard. */
 export interface VcardContact {
   name: string;
@@ -135,7 +136,7 @@ export function parseVcards(text: string): VcardParseResult {
       }
       case 'EMAIL': {
         const email = decoded.replace(/^mailto:/i, '').trim().toLowerCase();
-        if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) contact.emails.push(email);
+        if (isEmailAddress(email)) contact.emails.push(email);
         else problem(`line ${number}: "${email.slice(0, 60)}" is not an email address`);
         break;
       }

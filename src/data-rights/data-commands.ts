@@ -29,7 +29,7 @@ export function detectDataCommand(text: string): DataCommand | undefined {
     .toLowerCase()
     .replace(/[\s\u200e\u200f]+/g, ' ')
     .trim()
-    .replace(/[.!?]+$/, '')
+    .replace(/(?<![.!?])[.!?]+$/, '')
     .trim();
   if (myData.has(normalized)) return 'my_data';
   if (deleteMyData.has(normalized)) return 'delete_my_data';

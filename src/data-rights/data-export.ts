@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma-types.js';
 import { formatVcard } from '../contacts/vcard.js';
 import type { Clock } from '../shared/clock.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** The files MY DATA offers to download. */
 export const EXPORT_FILES = {
@@ -37,7 +38,7 @@ export class DataExport {
     bytes.writeUInt32BE(Math.floor(this.clock.now().getTime() / 1000) + this.options.ttlHours * 3600, 16);
     const payload = bytes.toString('base64url');
     const token = `${payload}.${this.sign(payload)}`;
-    const base = `${this.options.publicBaseUrl.replace(/\/+$/, '')}/p/${token}`;
+    const base = `${withoutTrailingSlashes(this.options.publicBaseUrl)}/p/${token}`;
     return [
       { label: 'Your notes (JSON)', url: `${base}/notes.json` },
       { label: 'Your contacts (vCard, for any address book)', url: `${base}/contacts.vcf` },

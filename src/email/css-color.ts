@@ -23,10 +23,15 @@ const NAMED: Record<string, string> = {
   navy: '#000080',
 };
 
+/** A CSS value without its "!important" (and the space before it). */
+export function withoutImportant(value: string): string {
+  return value.endsWith('!important') ? value.slice(0, -'!important'.length).trimEnd() : value;
+}
+
 /** Parses a CSS (or HTML attribute) colour: #rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), a common name; undefined otherwise. */
 export function parseCssColor(value: string | undefined): Rgba | undefined {
   if (!value) return undefined;
-  let text = value.trim().toLowerCase().replace(/\s*!important$/, '');
+  let text = withoutImportant(value.trim().toLowerCase());
   if (text === 'transparent') return { red: 0, green: 0, blue: 0, alpha: 0 };
   text = NAMED[text] ?? text;
   // HTML attributes often leave out the "#" (bgcolor="FFFFFF").

@@ -1,5 +1,6 @@
 import type { FormatCallback } from 'html-to-text';
 import { backgroundColorOf, contrastRatio, parseCssColor, type Rgba } from './css-color.js';
+import { withoutImportant } from './css-color.js';
 
 /**
  * What a person reading an HTML mail cannot see. Hidden text is a classic prompt-injection
@@ -24,7 +25,8 @@ function compactStyle(style: string | undefined): string {
 /** The value of one property in a compact style (the last one wins, as in CSS). */
 function property(style: string, name: string): string | undefined {
   const matches = [...style.matchAll(new RegExp(`(?:^|;)${name}:([^;]*)`, 'g'))];
-  return matches.at(-1)?.[1]?.replace(/\s*!important$/, '').trim();
+  const value = matches.at(-1)?.[1];
+  return value === undefined ? undefined : withoutImportant(value.trim()).trim();
 }
 
 /** A CSS length in pixels, when it has an absolute unit or none (16px to the em). */
@@ -122,7 +124,8 @@ export function hiddenByStylesheet(html: string): string[] {
   const found = new Set<string>();
   for (const block of html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)) {
     const css = block[1]!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/@(media|supports|container)[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/gi, '');
-    for (const rule of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+    // A rule's selector starts at the text's start or right after the previous rule: one try each.
+    for (const rule of css.matchAll(/(?<=^|\})([^{}]+)\{([^{}]*)\}/g)) {
       const body = rule[2]!.toLowerCase().replace(/\s+/g, '');
       if (!/(^|;)(display:none|visibility:hidden|font-size:0(px|pt|em|rem|%)?(;|$|!)|opacity:0(;|$|!))/.test(body)) continue;
       for (const selector of rule[1]!.split(',').map((part) => part.trim())) {

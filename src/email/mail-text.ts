@@ -1,5 +1,6 @@
 import { convert } from 'html-to-text';
 import { hiddenByStylesheet, visibilityFormatter } from './html-visibility.js';
+import { trimEndOf } from '../shared/text-ends.js';
 
 /** The most characters of a mail's text the tools ever hand on (the rest is cut, and said so). */
 export const MAIL_TEXT_CAP = 4000;
@@ -68,7 +69,7 @@ export function tidyText(text: string): string {
     .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
     .replace(/\u00A0/g, ' ')
     .split('\n')
-    .map((line) => line.replace(/[ \t]+$/g, ''))
+    .map((line) => trimEndOf(line, ' \t'))
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

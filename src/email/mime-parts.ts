@@ -1,6 +1,7 @@
 import type { MessageStructureObject } from 'imapflow';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { MailAddress } from './mail-message.js';
+import { trimEndOf } from '../shared/text-ends.js';
 
 /** The parts of a message worth reading, found from its BODYSTRUCTURE without downloading it. */
 export interface TextParts {
@@ -65,7 +66,7 @@ export async function parseHeadersAndPart(headers: Buffer, part?: { node: Messag
 /** Removes the message-level Content-* and MIME-Version headers (with their folded lines) and the blank line that ends the block. */
 function withoutContentHeaders(headers: Buffer): Buffer {
   const text = headers.toString('latin1');
-  const lines = text.replace(/(\r?\n)+$/, '').split(/\r?\n/);
+  const lines = trimEndOf(text, '\r\n').split(/\r?\n/);
   const kept: string[] = [];
   let skipping = false;
   for (const line of lines) {

@@ -10,7 +10,7 @@ export function decodeMimeWords(value: string): string {
     .replace(/=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=/g, (word, charset: string, encoding: string, encoded: string) => {
       try {
         const bytes = encoding.toUpperCase() === 'B' ? Buffer.from(encoded, 'base64') : quotedPrintableWord(encoded);
-        return decodeBytes(bytes, charset.replace(/\*.*$/, ''));
+        return decodeBytes(bytes, charset.split('*')[0] ?? charset);
       } catch {
         return word;
       }

@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
+import { trimStartOf } from '../shared/text-ends.js';
 
 /** What Herald does with an attachment, by what its bytes really are. */
 export type MediaKind =
@@ -50,5 +51,6 @@ export async function classifyMedia(bytes: Buffer, declaredType: string): Promis
 
 /** Whether text bytes start as a vCard does (after a byte-order mark and blank lines): BEGIN:VCARD. */
 export function isVcard(bytes: Buffer): boolean {
-  return /^\uFEFF?\s*BEGIN:VCARD\s*$/im.test(bytes.subarray(0, 200).toString('utf8').split(/\r?\n/).filter((line) => line.trim() !== '')[0] ?? '');
+  const firstLine = bytes.subarray(0, 200).toString('utf8').split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
+  return trimStartOf(firstLine, '\uFEFF').trim().toUpperCase() === 'BEGIN:VCARD';
 }

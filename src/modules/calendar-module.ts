@@ -20,6 +20,7 @@ import { CalendarService } from '../calendar/calendar-service.js';
 import { EventReminders } from '../calendar/event-reminders.js';
 import type { PageService } from '../pages/page-service.js';
 import { bulkPage } from '../pages/bulk-page.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /**
  * The calendar and the connection machinery it stands on, wired together: the secret box
@@ -47,7 +48,7 @@ export async function createCalendarModule(deps: {
   const box = new SecretBox(await resolveEncryptionKey(config.connections.encryptionKey, config.database.dataDir, logger));
   const connections = new ConnectionStore(prisma, box, clock);
   const links = new ConnectLinks(prisma, box, clock, { ttlMinutes: config.connections.linkTtlMinutes, publicBaseUrl: config.http.linkBaseUrl });
-  const base = config.http.linkBaseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(config.http.linkBaseUrl);
   const google = config.connections.google ? new GoogleAccounts(config.connections.google, `${base}/oauth/google/callback`, connections, logger.child({ component: 'google' })) : undefined;
   const calendars = new CalendarService({ prisma, connections, google, clock, ids, timeoutMs: config.connections.timeoutMs, outbound, logger: logger.child({ component: 'calendar' }) });
   const feed = new CalendarFeed(prisma, box, clock, config.http.linkBaseUrl);

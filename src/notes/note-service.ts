@@ -56,10 +56,16 @@ export function normalizeTags(tags: readonly string[]): string[] {
   return result.slice(0, NOTE_MAX_TAGS);
 }
 
+/** `text` without its last (partial) word and the space before it; unchanged when it is one word. */
+function cutAtLastSpace(text: string): string {
+  const space = Math.max(text.lastIndexOf(' '), text.lastIndexOf('\t'));
+  return space > 0 ? text.slice(0, space).trimEnd() : text;
+}
+
 /** A title from the body's first line when none was given. */
 export function titleFrom(body: string): string {
   const firstLine = body.trim().split(/\r?\n/, 1)[0]!.trim();
-  return firstLine.length <= 60 ? firstLine : `${firstLine.slice(0, 57).replace(/\s+\S*$/, '')}…`;
+  return firstLine.length <= 60 ? firstLine : `${cutAtLastSpace(firstLine.slice(0, 57))}…`;
 }
 
 const tooLong = (length: number) =>

@@ -10,6 +10,7 @@ import { expiredDocument, notFoundDocument, renderNotice, renderPage } from './p
 import { storedPageSchema, type PageInput, type StoredPage, type StoredSection } from './page-spec.js';
 import type { PageRecord, PageStore } from './page-store.js';
 import { hashToken, isTokenShaped, newToken, sameSecret } from './page-token.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** An expected failure, worded for the model. */
 export type PageResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
@@ -73,7 +74,7 @@ export class PageService {
     const { id } = await this.store.create({ userId, tokenHash: hashToken(token), spec, csrfToken: newToken(), createdAt: now, expiresAt });
     await this.store.deleteExpired(userId, new Date(now.getTime() - EXPIRED_KEPT_MS));
     this.logger.info({ pageId: id, userId, sections: spec.sections.length, cut: notes.length }, 'page created');
-    return { ok: true, value: { effect: 'created', link: `${this.options.publicBaseUrl.replace(/\/+$/, '')}/p/${token}`, title: spec.title, expiresAt: expiresAt.toISOString(), notes } };
+    return { ok: true, value: { effect: 'created', link: `${withoutTrailingSlashes(this.options.publicBaseUrl)}/p/${token}`, title: spec.title, expiresAt: expiresAt.toISOString(), notes } };
   }
 
   /** Deletes the user's page whose title contains `title` (newest first), else their newest; or all of them. */

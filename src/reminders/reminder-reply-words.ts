@@ -32,7 +32,7 @@ function normalize(text: string): string {
     .toLowerCase()
     .normalize('NFC')
     .replace(/['’]/g, '')
-    .replace(/[!?.,;:…]+$/u, '')
+    .replace(/(?<![!?.,;:…])[!?.,;:…]+$/u, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -56,7 +56,7 @@ export function readReminderReply(text: string, now: Date, timezone: string, def
 
   // "snooze", "snooze 5", "snooze -5", "snooze 20 min", "snooze for 1 hour", "in 15 minutes",
   // "remind me in 10 minutes", "עוד 10 דקות", "בעוד שעה", "נודניק 5"
-  const amount = /^(?:snooze(?: for)?|remind me in|in|עוד|בעוד|נודניק)\s*(-?\d{1,7}|an?|one|half an|חצי)?\s*([\p{L}]+)?$/u.exec(said);
+  const amount = /^(?:snooze(?: for)?|remind me in|in|עוד|בעוד|נודניק)\s*(?:(-?\d{1,7}|an?|one|half an|חצי)\s*)?([\p{L}]+)?$/u.exec(said);
   if (!amount) return undefined;
   const [, rawNumber, rawUnit] = amount;
   const unit = rawUnit === undefined ? undefined : UNIT_MINUTES[rawUnit];

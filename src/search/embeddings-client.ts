@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HeraldError } from '../shared/errors.js';
+import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** The embeddings service failed: down, too slow, refused, or answered vectors Herald cannot use. Search falls back to text. */
 export class EmbeddingsUnavailable extends HeraldError {
@@ -74,7 +75,7 @@ export class EmbeddingsClient {
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     let response: Response;
     try {
-      response = await this.fetchImpl(`${this.settings.baseUrl.replace(/\/+$/, '')}/embeddings`, {
+      response = await this.fetchImpl(`${withoutTrailingSlashes(this.settings.baseUrl)}/embeddings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}` },
         body: JSON.stringify({ model: this.settings.model, input, encoding_format: 'float' }),

@@ -35,7 +35,7 @@ export function memoryAnswer(deps: { facts: FactService; learning: { skipUnread(
     name: 'memory',
     async answer(turn) {
       if (turn.carriesMedia) return undefined;
-      const text = turn.text.trim().replace(/[?!.。]+$/u, '').replace(/\s+/g, ' ').replace(/[’']/g, "'");
+      const text = turn.text.trim().replace(/(?<![?!.。])[?!.。]+$/u, '').replace(/\s+/g, ' ').replace(/[’']/g, "'");
       if (WHAT_DO_YOU_KNOW.test(text)) {
         const facts = await deps.facts.list(turn.user.id);
         if (facts.length === 0) return withoutModel({ reply: say(turn.language, 'memoryEmpty') });

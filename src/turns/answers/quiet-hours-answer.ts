@@ -4,7 +4,7 @@ import type { UserService } from '../../users/user-service.js';
 import { withoutModel } from '../turn-outcome.js';
 import type { TurnAnswer } from './turn-answer.js';
 
-const TIME = String.raw`(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?`;
+const TIME = String.raw`(\d{1,2})(?:[:.](\d{2}))?(?:\s*(am|pm|a\.m\.|p\.m\.))?`;
 const DONT_TEXT = String.raw`(?:please )?(?:don'?t|do not|never) (?:text|message|write|ping|bother|contact) me`;
 /** "Don't text me after 10 pm". */
 const AFTER = new RegExp(String.raw`^(?:${DONT_TEXT}|no (?:messages|texts)) after ${TIME}$`, 'i');
@@ -25,7 +25,7 @@ export function quietHoursAnswer(deps: { users: UserService; quietHours: QuietHo
     name: 'quiet_hours',
     async answer(turn) {
       if (turn.carriesMedia) return undefined;
-      const text = turn.text.trim().replace(/[.!]+$/, '').replace(/\s+/g, ' ').replace(/[’]/g, "'");
+      const text = turn.text.trim().replace(/(?<![.!])[.!]+$/, '').replace(/\s+/g, ' ').replace(/[’]/g, "'");
       if (OFF.test(text)) {
         await deps.users.setQuietHours(turn.user.id, 'off');
         return withoutModel({ reply: say(turn.language, 'quietOff') });
