@@ -24,6 +24,7 @@ import { burstBenchmark } from './burst.js';
 import { observabilityBenchmark } from './observability.js';
 import { brainBenchmark } from './brain.js';
 import { calendarBenchmark } from './calendar.js';
+import { chaosBenchmark } from './chaos.js';
 import { conversationBenchmark } from './conversation.js';
 import { datesBenchmark } from './dates.js';
 import { emailBenchmark } from './email.js';
@@ -57,6 +58,7 @@ const benchmarks: Benchmark[] = [
   learningBenchmark,
   typingBenchmark,
   datesBenchmark,
+  chaosBenchmark,
 ];
 
 const print = (line = '') => process.stdout.write(`${line}\n`);

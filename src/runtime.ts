@@ -4,7 +4,7 @@ import type { Config } from './config/config.js';
 import { ContextAssembler } from './context/context-assembler.js';
 import { InboundService } from './conversation/inbound-service.js';
 import { InboundSpool } from './conversation/inbound-spool.js';
-import { openDatabase, type Database } from './db/database.js';
+import { openDatabase, sidePool, type Database } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import type { ModelClient } from './model/model-client.js';
 import { FallbackModel } from './model/fallback-model.js';
@@ -54,6 +54,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { randomIds, type IdGenerator } from './shared/ids.js';
 import { describeError } from './shared/errors.js';
 import { TurnLeases } from './turns/turn-lease.js';
+import { LeaseHeartbeat } from './turns/lease-heartbeat.js';
 import { TurnRecovery } from './turns/turn-recovery.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import { TURN_QUEUE, TurnScheduler, turnQueueDefinition, type TurnJobData } from './queue/turn-queue.js';
@@ -448,8 +449,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     ...(extras.typing ? { typing: extras.typing } : {}),
     heldRoutineRuns: new HeldRoutineRuns({ routines, logger: logger.child({ component: 'routines' }), onDropped: () => metrics.routineRun('undeliverable') }),
   });
+  // One renewal statement per beat for every lease this instance holds, on a connection of its own.
+  const heartbeat = new LeaseHeartbeat(sidePool(database.url), config.turns.leaseMs, logger.child({ component: 'turn-lease' }));
   worker = new TurnWorker({
     leases: new TurnLeases(prisma),
+    heartbeat,
     runner,
     outbox,
     scheduler,
@@ -464,6 +468,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     prisma,
     routines,
     leases: new TurnLeases(prisma),
+    heartbeat,
     leaseMs: config.turns.leaseMs,
     assembler,
     // A run is a turn with its own, smaller cap on model calls (ROUTINE_MAX_MODEL_CALLS).
@@ -646,6 +651,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       } finally {
         clearTimeout(interrupt);
       }
+      await heartbeat.close();
       await app.close();
       await email.emails.close();
       // Whatever spans are buffered go out (bounded: a collector that is down cannot hold this up).

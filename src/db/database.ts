@@ -90,6 +90,16 @@ export function connectDatabase(url: string, poolSize: number, onClose: () => Pr
   };
 }
 
+/**
+ * A small pool of its own on `url`, for work that must not queue behind the shared pool's
+ * (the turn-lease heartbeat: src/turns/lease-heartbeat.ts).
+ */
+export function sidePool(url: string, max = 1): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  pool.on('error', () => {});
+  return pool;
+}
+
 /** Creates `name` on the server if missing; returns its URL. */
 export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -20,6 +20,7 @@ import { estimateTokens } from '../shared/tokens.js';
 import { readerLanguage, say } from '../texts/texts.js';
 import type { LongReplies } from './long-replies.js';
 import { ABANDONED_TURN_MESSAGE } from './turn-recovery.js';
+import type { LeaseHeartbeat } from './lease-heartbeat.js';
 import type { TurnLeases } from './turn-lease.js';
 import { TurnInterrupted } from './turn-runner.js';
 import type { Orchestrate } from './turn-runner-dependencies.js';
@@ -40,6 +41,8 @@ export interface RoutineRunDependencies {
   prisma: PrismaClient;
   routines: RoutineService;
   leases: TurnLeases;
+  /** Renews the lease while the run works (src/turns/lease-heartbeat.ts). */
+  heartbeat: LeaseHeartbeat;
   leaseMs: number;
   assembler: ContextAssembler;
   /** The orchestrator with ROUTINE_MAX_MODEL_CALLS as the turn's model-call cap. */
@@ -122,13 +125,7 @@ export class RoutineRunner {
       return this.hold(routine.id, dueAt, new Date(Math.min(lease.heldUntil.getTime() + 1000, now.getTime() + BUSY_RECHECK_MS)), logger, 'user busy');
     }
     const controller = new AbortController();
-    const heartbeat = setInterval(() => {
-      void this.deps.leases.acquire(user.id, owner, this.deps.leaseMs).then(
-        (renewed) => (renewed.acquired ? undefined : controller.abort(new TurnInterrupted('lost the turn lease'))),
-        (error: unknown) => logger.warn({ error: describeError(error) }, 'could not renew the turn lease'),
-      );
-    }, Math.max(50, Math.floor(this.deps.leaseMs / 3)));
-    heartbeat.unref();
+    const stopRenewing = this.deps.heartbeat.hold(user.id, owner, () => controller.abort(new TurnInterrupted('lost the turn lease')));
     try {
       // Another job for this occurrence may have run it while this one waited for the lease.
       const current = await this.deps.prisma.routineRun.findUnique({ where: { id: run.id }, select: { status: true } });
@@ -142,7 +139,7 @@ export class RoutineRunner {
       const status = await this.underLease({ routine, run, user, dueAt, owner, signal: controller.signal, logger });
       return { kind: 'finished', status };
     } finally {
-      clearInterval(heartbeat);
+      stopRenewing();
       await this.deps.leases.release(user.id, owner).catch(() => {});
       // The user wrote while the run held their lease: their turn is next.
       const pending = await this.deps.prisma.message.count({ where: { userId: user.id, role: 'user', inboundStatus: 'pending' } }).catch(() => 0);

@@ -2,6 +2,7 @@ import type { Logger } from '../logging/logger.js';
 import type { OutboxService } from '../outbox/outbox-service.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { describeError } from '../shared/errors.js';
+import type { LeaseHeartbeat } from './lease-heartbeat.js';
 import type { TurnLeases } from './turn-lease.js';
 import { TurnInterrupted, type TurnRunner } from './turn-runner.js';
 import type { TurnScheduler } from '../queue/turn-queue.js';
@@ -9,14 +10,16 @@ import type { TurnScheduler } from '../queue/turn-queue.js';
 /** What the worker needs. */
 export interface TurnWorkerDependencies {
   leases: TurnLeases;
+  /** Renews the leases this instance holds while it works (one statement for all of them). */
+  heartbeat: LeaseHeartbeat;
   runner: TurnRunner;
   outbox: OutboxService;
   scheduler: TurnScheduler;
   ids: IdGenerator;
   logger: Logger;
   /**
-   * How long a lease lasts without renewal. The worker renews it every third of this while
-   * it works, so it can be short: a crashed holder's users are taken over soon after it
+   * How long a lease lasts without renewal. The heartbeat renews it every third of this while
+   * the worker works, so it can be short: a crashed holder's users are taken over soon after it
    * lapses (TurnRecovery.takeOverLapsedLeases).
    */
   leaseMs: number;
@@ -61,18 +64,7 @@ export class TurnWorker {
       logger.warn('lost the turn lease to another worker; stopping');
       controller.abort(new TurnInterrupted('lost the turn lease'));
     };
-    let renewing: Promise<void> | undefined;
-    const heartbeat = setInterval(() => {
-      if (renewing) return; // the last renewal is still on its way
-      renewing = this.deps.leases
-        .acquire(userId, owner, this.deps.leaseMs)
-        .then(
-          (renewed) => (renewed.acquired ? undefined : lost()),
-          (error: unknown) => logger.warn({ error: describeError(error) }, 'could not renew the turn lease'),
-        )
-        .finally(() => (renewing = undefined));
-    }, Math.max(50, Math.floor(this.deps.leaseMs / 3)));
-    heartbeat.unref();
+    const stopRenewing = this.deps.heartbeat.hold(userId, owner, lost);
     let rescheduled = false;
     try {
       for (;;) {
@@ -103,9 +95,8 @@ export class TurnWorker {
       logger.error({ error: describeError(error) }, 'draining the user failed; the job will be retried');
       throw error;
     } finally {
-      clearInterval(heartbeat);
-      // A renewal landing after the release would take the lease back for a whole lease period.
-      await renewing;
+      // A renewal on its way after this matches no row: release clears the owner it is matched by.
+      stopRenewing();
       this.inFlight.delete(controller);
       await this.deps.leases.release(userId, owner).catch(() => {});
     }

@@ -1,9 +1,12 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sidePool } from '../../src/db/database.js';
 import type { Message } from '../../src/generated/prisma/client.js';
 import { createSilentLogger } from '../../src/logging/logger.js';
 import type { OutboxService } from '../../src/outbox/outbox-service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { randomIds } from '../../src/shared/ids.js';
+import { LeaseHeartbeat } from '../../src/turns/lease-heartbeat.js';
 import { TurnLeases } from '../../src/turns/turn-lease.js';
 import { TurnInterrupted, type TurnRunner } from '../../src/turns/turn-runner.js';
 import type { TurnScheduler } from '../../src/queue/turn-queue.js';
@@ -24,7 +27,9 @@ describe('turn leases', () => {
     database = await createTestDatabase();
     users = new UserService(database.prisma, systemClock);
   });
+  const pools: pg.Pool[] = [];
   afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end().catch(() => {})));
     await database.drop();
   });
 
@@ -69,24 +74,69 @@ describe('turn leases', () => {
     });
   });
 
+  describe('LeaseHeartbeat', () => {
+    it('renews every lease held in one statement per beat, and tells only the holder whose lease was taken', async () => {
+      const leases = new TurnLeases(database.prisma);
+      const held = await Promise.all(Array.from({ length: 20 }, () => newUser()));
+      for (const [index, user] of held.entries()) await leases.acquire(user.id, `owner-${index}`, 1_000);
+      const pool = sidePool(database.url);
+      pools.push(pool);
+      const statements: string[] = [];
+      let beats!: () => void;
+      const threeBeats = new Promise<void>((resolve) => (beats = resolve));
+      const watched = {
+        query: (async (text: string, values: unknown[]) => {
+          const result = await pool.query(text, values);
+          statements.push(text);
+          if (statements.length === 3) beats();
+          return result;
+        }) as unknown as typeof pool.query,
+        end: () => pool.end(),
+      };
+      const heartbeat = new LeaseHeartbeat(watched, 1_000, createSilentLogger());
+      const lost: string[] = [];
+      const stops = held.map((user, index) => heartbeat.hold(user.id, `owner-${index}`, () => lost.push(`owner-${index}`)));
+      // Another instance took user 7 over (as if this one had stalled past the lease).
+      await database.prisma.user.update({ where: { id: held[7]!.id }, data: { turnLeaseOwner: 'thief' } });
+      await threeBeats;
+      stops.forEach((stop) => stop());
+      await heartbeat.settled();
+      expect(statements).toHaveLength(3); // twenty leases, one statement a beat
+      expect(lost).toEqual(['owner-7']); // told once, however many beats found it gone
+      const rows = await database.prisma.$queryRaw<Array<{ live: boolean }>>`
+        SELECT bool_and("turnLeaseUntil" > (now() AT TIME ZONE 'UTC')) AS live
+          FROM "User" WHERE id = ANY(${held.filter((_, index) => index !== 7).map((user) => user.id)}::uuid[])`;
+      expect(rows[0]?.live).toBe(true);
+      expect((await leaseOf(held[7]!.id)).turnLeaseOwner).toBe('thief');
+    });
+  });
+
   describe('TurnWorker', () => {
     /** A worker whose runner blocks in runNext until told, with the lease renewals counted. */
     function setup(leaseMs: number) {
       const leases = new TurnLeases(database.prisma);
+      // Lease takes and extensions (TurnLeases.acquire) and heartbeat beats, counted together.
       let renewals = 0;
       const renewalWaiters: Array<{ count: number; resolve: () => void }> = [];
+      const counted = <T>(result: T): T => {
+        renewals += 1;
+        for (const waiter of renewalWaiters.filter((candidate) => renewals >= candidate.count)) {
+          renewalWaiters.splice(renewalWaiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+        return result;
+      };
       const countingLeases = {
-        acquire: async (...args: Parameters<TurnLeases['acquire']>) => {
-          const result = await leases.acquire(...args);
-          renewals += 1;
-          for (const waiter of renewalWaiters.filter((candidate) => renewals >= candidate.count)) {
-            renewalWaiters.splice(renewalWaiters.indexOf(waiter), 1);
-            waiter.resolve();
-          }
-          return result;
-        },
+        acquire: async (...args: Parameters<TurnLeases['acquire']>) => counted(await leases.acquire(...args)),
         release: (...args: Parameters<TurnLeases['release']>) => leases.release(...args),
       };
+      const pool = sidePool(database.url);
+      pools.push(pool);
+      const countingPool = {
+        query: (async (...args: Parameters<typeof pool.query>) => counted(await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args))) as typeof pool.query,
+        end: () => pool.end(),
+      };
+      const heartbeat = new LeaseHeartbeat(countingPool, leaseMs, createSilentLogger());
       let pending: Message[] = [{ id: 'm1' } as Message];
       let finishTurn!: () => void;
       const turnMayFinish = new Promise<void>((resolve) => (finishTurn = resolve));
@@ -108,6 +158,7 @@ describe('turn leases', () => {
       const outbox = { flushUser: async () => ({ kind: 'done' as const }), hasUndelivered: async () => false };
       const worker = new TurnWorker({
         leases: countingLeases as unknown as TurnLeases,
+        heartbeat,
         runner: runner as unknown as TurnRunner,
         outbox: outbox as unknown as OutboxService,
         scheduler: scheduler as unknown as TurnScheduler,
