@@ -27,6 +27,8 @@ import type { PlannerLabel } from '../observability/metrics.js';
 import { noopTracing, type Tracing } from '../observability/tracing.js';
 import { webAccessFor, withSourceLink } from './web-access.js';
 import { ToolCallLedger } from '../tool-calls/tool-call-ledger.js';
+import { storable, storableText } from './storable-text.js';
+import { formatForChannel } from '../channels/format-message.js';
 import type { ToolCallKeyStore } from '../tool-calls/tool-call-keys.js';
 
 /** The orchestrator's limits (docs/ARCHITECTURE.md "Defaults"). */
@@ -136,11 +138,12 @@ export async function orchestrate(
     failure?: OrchestratorResult['failure'],
     questions?: QuestionAsk[],
   ): OrchestratorResult => ({
-    reply,
+    // Whatever the model wrote, the turn's commit can store it (storable-text.ts), and it says something.
+    reply: withWords(storableText(reply), context),
     status,
     path,
     planId,
-    ...(questions && questions.length > 0 ? { questions } : {}),
+    ...(questions && questions.length > 0 ? { questions: storable(questions) } : {}),
     modelCalls: meter.calls,
     usage: meter.usage,
     usageByModel: meter.byModel(),
@@ -281,6 +284,15 @@ export async function orchestrate(
     await progress.stop();
     await Promise.all([store.flush(), keyedCalls?.flush()]);
   }
+}
+
+/**
+ * The reply, or an apology when it has no words as the channel shows it (a blank answer, a
+ * question that is only "#" or "---", which Markdown-to-text makes empty): a turn never sends
+ * an empty text, which Twilio refuses and the user would take for silence.
+ */
+function withWords(reply: string, context: OrchestratorContext): string {
+  return formatForChannel(reply, context.channel).trim() ? reply : fallbackReply('apology', context.user.language, context.message.text);
 }
 
 /** Sends one "on it" message if the plan is still running after `progressAfterMs`. */

@@ -6,9 +6,9 @@ import { anyAgentOutputSchema, type AgentOutput } from './plan-schema.js';
 import { explicitFromOrdered } from './plan-graph.js';
 import type { ExecutionPlan, PlanStep } from './plan-state.js';
 
-/** The steps that asked the user something (they ended with needsClarification), in plan order. */
+/** The steps that asked the user something (they ended with needsClarification and a question, as the executor reads them), in plan order. */
 export function askingSteps(plan: ExecutionPlan): PlanStep[] {
-  return plan.steps.filter((step) => step.status === 'completed' && step.result?.output?.needsClarification);
+  return plan.steps.filter((step) => step.status === 'completed' && step.result?.output?.needsClarification && step.result.output.question);
 }
 
 /**
@@ -16,13 +16,13 @@ export function askingSteps(plan: ExecutionPlan): PlanStep[] {
  * attempt that found several candidates (it did nothing). Herald asks it in its own words,
  * numbering the candidates, instead of the agent's wording.
  */
-export function pendingChoice(step: PlanStep): { agent: string; tool: string; choice: ChoiceRequest } | undefined {
+function pendingChoice(step: PlanStep): { agent: string; tool: string; choice: ChoiceRequest } | undefined {
   const call = [...(step.result?.toolCalls ?? [])].reverse().find((candidate) => candidate.pendingChoice);
   return call?.pendingChoice ? { agent: step.agent, tool: call.name, choice: call.pendingChoice } : undefined;
 }
 
 /** Herald's numbered question for a choice, in the reader's language. */
-export function choiceQuestion(choice: ChoiceRequest, language: TextLanguage): string {
+function choiceQuestion(choice: ChoiceRequest, language: TextLanguage): string {
   const [first] = choice.candidates;
   if (choice.weak && first && choice.candidates.length === 1) return say(language, 'choiceDidYouMean', { option: first.label });
   const options = choice.candidates.map((candidate, index) => `${index + 1}) ${candidate.label}`).join('\n');

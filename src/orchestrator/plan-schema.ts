@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** One step as the planner writes it. */
-export const plannedStepSchema = z.object({
+const plannedStepSchema = z.object({
   id: z.string().trim().min(1).max(40).describe('Short unique id, e.g. "step_1"'),
   agent: z.string().trim().min(1).max(60).describe('Exactly one agent name from <available_agents>'),
   task: z
@@ -65,7 +65,7 @@ export const planInputSchema = z.preprocess((value) => {
 }, planSchema);
 
 /** An item an agent says it created, changed or deleted. */
-export const changedItemSchema = z.object({
+const changedItemSchema = z.object({
   id: z.string().optional(),
   description: z.string().max(500),
 });
@@ -91,7 +91,8 @@ export function agentOutputSchema<Data extends z.ZodType>(data: Data) {
     needsReplan: z.boolean().optional().describe('True when the plan cannot work as written'),
     replanReason: z.string().max(500).optional(),
     needsClarification: z.boolean().optional().describe('True when you cannot proceed without asking the user'),
-    question: z.string().max(500).optional().describe('The one clear question to ask the user'),
+    // Trimmed: a blank question is no question (asking it would send the user an empty text).
+    question: z.string().trim().max(500).optional().describe('The one clear question to ask the user'),
   });
 }
 

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { ScriptedAnthropicResponse } from '../fakes/fake-anthropic-server.js';
@@ -6,6 +7,7 @@ import { LOOPBACK_ALLOWED } from '../helpers/outbound.js';
 import { singleStepPlan } from '../helpers/model-script.js';
 import { RadicaleServer } from '../helpers/radicale-server.js';
 import { createUser } from '../reminders/support.js';
+import { HOSTILE_CARD } from '../fixtures/hostile-vcard.js';
 
 /**
  * The CalDAV connect page offers the same server's contacts (CardDAV), against a real
@@ -26,6 +28,22 @@ function controls(html: string): Record<string, string> {
   return { _csrf: value('_csrf'), _revision: value('_revision'), _section: value('_section') };
 }
 
+/** Makes `user`'s address book on Radicale (extended MKCOL, RFC 5689) and puts the cards in it. */
+async function addressBook(radicale: RadicaleServer, user: string, cards: Record<string, string>): Promise<void> {
+  const auth = `Basic ${Buffer.from(`${user}:${PASSWORD}`).toString('base64')}`;
+  const book = `${radicale.url}/${user}/contacts/`;
+  const made = await fetch(book, {
+    method: 'MKCOL',
+    headers: { authorization: auth, 'content-type': 'application/xml' },
+    body: '<?xml version="1.0" encoding="utf-8"?><D:mkcol xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:set><D:prop><D:resourcetype><D:collection/><C:addressbook/></D:resourcetype><D:displayname>Contacts</D:displayname></D:prop></D:set></D:mkcol>',
+  });
+  if (made.status !== 201) throw new Error(`MKCOL answered ${made.status}`);
+  for (const [name, body] of Object.entries(cards)) {
+    const put = await fetch(`${book}${name}.vcf`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'text/vcard' }, body });
+    if (put.status !== 201) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
+  }
+}
+
 describe('the CalDAV connect page offers the same server\'s contacts (a real Radicale)', () => {
   let harness: HeraldHarness;
   let radicale: RadicaleServer;
@@ -35,21 +53,12 @@ describe('the CalDAV connect page offers the same server\'s contacts (a real Rad
   let userId: string;
 
   beforeAll(async () => {
-    radicale = await RadicaleServer.start({ withcards: PASSWORD, nocards: PASSWORD });
+    radicale = await RadicaleServer.start({ withcards: PASSWORD, nocards: PASSWORD, hostile: PASSWORD });
     await radicale.createCalendar('withcards', PASSWORD, 'personal', 'Personal');
     await radicale.createCalendar('nocards', PASSWORD, 'personal', 'Personal');
-    const auth = `Basic ${Buffer.from(`withcards:${PASSWORD}`).toString('base64')}`;
-    const book = `${radicale.url}/withcards/contacts/`;
-    const made = await fetch(book, {
-      method: 'MKCOL',
-      headers: { authorization: auth, 'content-type': 'application/xml' },
-      body: '<?xml version="1.0" encoding="utf-8"?><D:mkcol xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:set><D:prop><D:resourcetype><D:collection/><C:addressbook/></D:resourcetype><D:displayname>Contacts</D:displayname></D:prop></D:set></D:mkcol>',
-    });
-    if (made.status !== 201) throw new Error(`MKCOL answered ${made.status}`);
-    for (const [name, body] of Object.entries({ dana: card('dana-1', 'Dana Katz', 'dana@katz.example'), bob: card('bob-1', 'Bob Stone', 'bob@stone.example') })) {
-      const put = await fetch(`${book}${name}.vcf`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'text/vcard' }, body });
-      if (put.status !== 201) throw new Error(`PUT answered ${put.status}`);
-    }
+    await radicale.createCalendar('hostile', PASSWORD, 'personal', 'Personal');
+    await addressBook(radicale, 'withcards', { dana: card('dana-1', 'Dana Katz', 'dana@katz.example'), bob: card('bob-1', 'Bob Stone', 'bob@stone.example') });
+    await addressBook(radicale, 'hostile', { hostile: HOSTILE_CARD, dana: card('dana-1', 'Dana Katz', 'dana@katz.example') });
     harness = await HeraldHarness.start({ clock, env: { CONNECT_ALLOWED_HOSTS: LOOPBACK_ALLOWED } });
   });
   beforeEach(async () => {
@@ -83,7 +92,7 @@ describe('the CalDAV connect page offers the same server\'s contacts (a real Rad
     expect(body).toMatch(/<input type="checkbox" id="[^"]+" name="contacts" [^>]*value="on" checked>Also bring in my contacts from this server, where it has them/);
     const done = await post(url, { ...controls(body), serverUrl: radicale.url, username: 'withcards', password: PASSWORD, contacts: 'on' });
     expect(done.statusCode).toBe(200);
-    expect(done.body).toContain('Herald now uses your calendar &quot;Personal&quot;. Herald also brought in 2 contacts from its address book; disconnecting the calendar removes them.');
+    expect(done.body).toContain('Herald now uses your calendar &quot;Personal&quot;. Herald also brought in 2 contacts from its address book (2 new, 0 updated, 0 merged from cards sharing a UID, 0 values refused as too long or too many); disconnecting the calendar removes them.');
     expect(await contacts()).toEqual([
       { name: 'Bob Stone', source: 'carddav' },
       { name: 'Dana Katz', source: 'carddav' },
@@ -115,5 +124,19 @@ describe('the CalDAV connect page offers the same server\'s contacts (a real Rad
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('This server has no address book, so no contacts were brought in.');
     expect(await contacts()).toEqual([]);
+  });
+  it("the hostile card of issue 32 on the user's own server: the connect form answers at once, the address refused and said so, the rest brought in", async () => {
+    const { url, body } = await connectPage();
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const done = await post(url, { ...controls(body), serverUrl: radicale.url, username: 'hostile', password: PASSWORD, contacts: 'on' });
+    delay.disable();
+    console.log(`the hostile address book's connect form: longest event loop delay ${(delay.max / 1e6).toFixed(0)} ms`);
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('Herald also brought in 2 contacts from its address book (2 new, 0 updated, 0 merged from cards sharing a UID, 1 value refused as too long or too many); disconnecting the calendar removes them.');
+    expect(await harness.database.prisma.contact.findMany({ where: { userId }, orderBy: { name: 'asc' }, select: { name: true, emails: true } })).toEqual([
+      { name: 'Dana Katz', emails: ['dana@katz.example'] },
+      { name: 'Hostile Card', emails: [] },
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { createUser } from '../reminders/support.js';
 /**
  * What the model-side fuzz (model-fuzz.test.ts) found, each pinned by its shrunk
  * counterexample: a connection changed without the user's YES, a reply the turn's commit
- * could not store, and a reply with no words.
+ * could not store, and a reply with no words (as the channel shows it).
  */
 describe('model fuzz regressions', () => {
   const clock = new ManualClock('2030-03-04T13:00:00Z');
@@ -57,6 +57,16 @@ describe('model fuzz regressions', () => {
     harness.anthropic.enqueue(singleStepPlan('contacts-agent', 'Help the user'), { toolCalls: [{ name: 'complete_step', input: { summary: '!', needsClarification: true, question: ' ' } }] }, { text: 'I could not find out what you need.' });
     expect(await user.send('!')).toBe('I could not find out what you need.');
     expect(await harness.database.prisma.pendingQuestion.count({ where: { userId } })).toBe(0);
+  });
+
+  it('a question that is only Markdown ("#") is not an empty text: the user gets an apology, delivered', async () => {
+    const { harness } = user;
+    // Counterexample: a list-agent step asks "#", which SMS formatting turns into nothing, and Twilio refuses an empty body.
+    harness.anthropic.enqueue(singleStepPlan('list-agent', 'Help the user'), { toolCalls: [{ name: 'complete_step', input: { summary: '!', needsClarification: true, question: '#' } }] });
+    const reply = await user.send('hi');
+    expect(reply.trim()).not.toBe('');
+    await harness.idle(user.phone);
+    expect(await harness.database.prisma.outboundMessage.count({ where: { userId: user.userId, status: 'failed' } })).toBe(0);
   });
 
   it('a model that answers only a NUL is not an empty text: the user gets an apology', async () => {

@@ -34,10 +34,23 @@ export function calendarAccountTools({ calendars, links, feed }: CalendarAccount
     defineTool({
       name: 'disconnect_calendar',
       description:
-        "Disconnect the user's connected calendar (Google or CalDAV): Herald's built-in calendar is used again and events stay where they are. A CalDAV password is deleted; a Google account is deleted too unless it still serves the user's Gmail (then only its calendar access is given up).",
+        "Disconnect the user's connected calendar (Google or CalDAV): Herald's built-in calendar is used again and events stay where they are. A CalDAV password is deleted; a Google account is deleted too unless it still serves the user's Gmail (then only its calendar access is given up). It waits for the user's YES.",
       mutates: true,
       inputSchema: z.object({}),
+      // A connection changes only on the user's YES. The built-in calendar: the call runs and says there is nothing to disconnect.
+      confirmation: async (_input, context) => {
+        // A connection Herald cannot open (Google no longer set up here) is still asked about, by no name.
+        const calendar = await calendars.calendarOf(context.userId).catch(() => undefined);
+        if (calendar && !calendar.connection) return undefined;
+        const label = calendar?.connection?.label;
+        return {
+          question: `Disconnect your calendar${label ? ` ${label}` : ''}? Herald goes back to its built-in calendar; your events stay where they are.`,
+          done: `Disconnected your calendar${label ? ` ${label}` : ''}: Herald's built-in calendar is in use again.`,
+        };
+      },
       run: async (_input, context) => {
+        // Unconfirmed only when confirmation() found the built-in calendar in use.
+        if (!context.confirmed) return toolError("No calendar is connected: Herald's built-in calendar is in use. Nothing was changed.");
         const removed = await calendars.disconnect(context.userId);
         if (!removed) return toolError("No calendar is connected: Herald's built-in calendar is in use. Nothing was changed.");
         return ok({

@@ -25,7 +25,7 @@ const fields = {
 export type UserCountry = (userId: string) => Promise<CountryCode | undefined>;
 
 /** One line per person, numbered, so the user can answer "2" (issue 19's pending choice will answer it without a model). */
-export function numberedChoices(contacts: ContactView[]): string {
+function numberedChoices(contacts: ContactView[]): string {
   return contacts.map((contact, index) => `${index + 1}) ${contact.name}${contact.relationship ? ` (${contact.relationship})` : ''}${contact.emails[0] ? ` ${contact.emails[0]}` : contact.phones[0] ? ` ${contact.phones[0]}` : ''}`).join('\n');
 }
 
@@ -88,11 +88,16 @@ function googleContactTools({ google, links, connections }: GoogleContactsTools)
     }),
     defineTool({
       name: 'disconnect_google_contacts',
-      description: "Stop using the user's Google Contacts: the contacts that came from Google are removed from Herald and its read access given up (their Google calendar or mail, if connected, stays).",
+      description: "Stop using the user's Google Contacts: the contacts that came from Google are removed from Herald and its read access given up (their Google calendar or mail, if connected, stays). It waits for the user's YES.",
       mutates: true,
       inputSchema: z.object({}),
+      // A connection changes (and contacts go) only on the user's YES; not connected: the call runs and says so.
+      confirmation: async (_input, context) =>
+        (await connected(context))
+          ? { question: 'Disconnect your Google Contacts? The contacts that came from Google are removed from Herald.', done: 'Disconnected your Google Contacts.' }
+          : undefined,
       run: async (_input, context) => {
-        const connection = await connected(context);
+        const connection = context.confirmed ? await connected(context) : undefined;
         if (!connection) return toolError('Google Contacts are not connected; nothing to disconnect.');
         return ok({ effect: 'deleted', removedContacts: await google.disconnect(connection) });
       },

@@ -268,10 +268,19 @@ export function emailTools({ emails, links, connectPurpose = () => EMAIL_CONNECT
     defineTool({
       name: 'disconnect_email',
       description:
-        "Disconnect the user's mailbox: Herald stops reading it and mail stays where it is. An IMAP password is deleted; a Google account is deleted too unless it still serves the user's Google Calendar (then only its mail access is given up).",
+        "Disconnect the user's mailbox: Herald stops reading it and mail stays where it is. An IMAP password is deleted; a Google account is deleted too unless it still serves the user's Google Calendar (then only its mail access is given up). It waits for the user's YES.",
       mutates: true,
       inputSchema: z.object({}),
+      // A connection changes only on the user's YES (docs/ARCHITECTURE.md "The orchestrator", step 6). None: the call runs and says so.
+      confirmation: async (_input, context) => {
+        const lookup = await emails.mailboxOf(context.userId);
+        if (lookup.kind === 'none') return undefined;
+        const { label } = lookup.connection;
+        return { question: `Disconnect your mailbox ${label}? Herald stops reading it; your mail stays where it is.`, done: `Disconnected your mailbox ${label}.` };
+      },
       run: async (_input, context) => {
+        // Unconfirmed only when confirmation() found no mailbox to ask about.
+        if (!context.confirmed) return toolError('No mailbox is connected. Nothing was changed.');
         const removed = await emails.disconnect(context.userId);
         if (!removed) return toolError('No mailbox is connected. Nothing was changed.');
         return ok({
