@@ -25,7 +25,8 @@ const IN_FLIGHT_RETRY_MS = 100;
  * the schema to keep it so) their messages, turns, plans and steps, facts, reminders and
  * deliveries, lists, calendar events and settings, connections and their encrypted
  * secrets, connect links, pages, pending confirmations and outbox rows; plus what does
- * not hang off the user row: their reminder and turn jobs in pg-boss, and the webhook's
+ * not hang off the user row: every pg-boss job that names them or their reminders and
+ * routines, in any state (the one running this erase included), and the webhook's
  * de-duplication keys of their messages.
  *
  * Racing a reminder: the transaction locks the user's reminders (a delivery holds its
@@ -84,11 +85,15 @@ export class UserEraser {
     // Routines are not locked: a run locks its routine without the user, and commits holding
     // the user then the routine; the user's delete takes them in that same order (cascade).
     const routineIds = (await transaction.routine.findMany({ where: { userId }, select: { id: true } })).map((routine) => routine.id);
+    // Every job of theirs, in every state, waiting, done or archived: a completed job keeps its
+    // data for a day. The active ones too, the job running this erase among them (its turn
+    // answered the YES): pg-boss completing or failing a job that is gone changes nothing, and a
+    // worker still busy with one of theirs finds the user gone.
     for (const table of ['job', 'archive'] as const) {
       await transaction.$executeRawUnsafe(
-        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = ANY($3::text[]) AND data->>'userId' = $4 AND state <> 'active')
-           OR (name = $5 AND data->>'phone' = (SELECT phone FROM "User" WHERE id = $4::uuid) AND state <> 'active')
-           OR (name = $6 AND data->>'routineId' = ANY($7::text[]) AND state <> 'active')`,
+        `DELETE FROM pgboss.${table} WHERE (name = $1 AND data->>'reminderId' = ANY($2::text[])) OR (name = ANY($3::text[]) AND data->>'userId' = $4)
+           OR (name = $5 AND data->>'phone' = (SELECT phone FROM "User" WHERE id = $4::uuid))
+           OR (name = $6 AND data->>'routineId' = ANY($7::text[]))`,
         REMINDER_QUEUE,
         reminderIds,
         // Learning passes and held offers carry what was learned (a name, a date): they go too.

@@ -1,5 +1,6 @@
-import type { List, ListItem } from '../generated/prisma/client.js';
-import type { PrismaClient } from '../db/prisma-types.js';
+import type { List, ListItem, Prisma } from '../generated/prisma/client.js';
+import type { PrismaClient, PrismaExecutor } from '../db/prisma-types.js';
+import { lockUserRows } from '../db/user-lock.js';
 import type { Clock } from '../shared/clock.js';
 
 /** A list as tools show it. */
@@ -29,8 +30,8 @@ export function normalizeListName(name: string): string {
   return name
     .toLowerCase()
     .replace(/\s+/g, ' ')
-    .replace(/\b(list|the|my)\b/g, '')
-    .replace(/(^|\s)רשימת\s*/g, ' ')
+    .replace(/\b(?:list|the|my)\b/g, '')
+    .replace(/(?:^|\s)רשימת\s*/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -59,82 +60,81 @@ export class ListService {
   }
 
   async createList(userId: string, name: string): Promise<ListResult<{ effect: 'created' | 'unchanged'; list: ListView }>> {
-    const existing = await this.findByName(userId, name);
+    const existing = await this.findByName(this.prisma, userId, name);
     if (existing) return { ok: true, value: { effect: 'unchanged', list: toView(existing) } };
-    const created = await this.createRow(userId, name);
-    return created.ok ? { ok: true, value: { effect: 'created', list: toView(created.value) } } : created;
+    const created = await this.prisma.$transaction(async (transaction) => {
+      await lockUserRows(transaction, 'list', userId);
+      return this.createRow(transaction, userId, name);
+    });
+    return created.ok ? { ok: true, value: { effect: created.value.created ? 'created' : 'unchanged', list: toView(created.value) } } : created;
   }
 
   /**
-   * Creates the list row at `now` (or, when a concurrent call just made it, returns that
-   * one). `created` says which: only a list made here is known to be empty, so it is not
-   * read back (with its items, Prisma would wrap the insert in a four-statement transaction).
+   * Creates the list row at `now`, or returns the one of that name made meanwhile (`created`
+   * says which). Only in a transaction holding the user's list lock ({@link lockUserRows}), so
+   * the count of lists is the one the insert lands on. A list made here is known to be empty
+   * and is not read back.
    */
-  private async createRow(userId: string, name: string, now = this.clock.now()): Promise<ListResult<List & { items: ListItem[]; created: boolean }>> {
+  private async createRow(transaction: Prisma.TransactionClient, userId: string, name: string, now = this.clock.now()): Promise<ListResult<List & { items: ListItem[]; created: boolean }>> {
+    const existing = await this.findByName(transaction, userId, name);
+    if (existing) return { ok: true, value: { ...existing, created: false } };
+    if ((await transaction.list.count({ where: { userId } })) >= MAX_LISTS) return { ok: false, error: `The user already has ${MAX_LISTS} lists; ask them to delete one first.` };
     const normalizedName = normalizeListName(name) || name.trim().toLowerCase();
-    if ((await this.prisma.list.count({ where: { userId } })) >= MAX_LISTS) return { ok: false, error: `The user already has ${MAX_LISTS} lists; ask them to delete one first.` };
-    const created = await this.prisma.list
-      .create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now } })
-      .then((list) => ({ ...list, items: [], created: true }))
-      .catch(async (error: { code?: string }) => {
-        if (error.code !== 'P2002') throw error;
-        const existing = await this.prisma.list.findUniqueOrThrow({ where: { userId_normalizedName: { userId, normalizedName } }, include: { items: { orderBy: { position: 'asc' } } } });
-        return { ...existing, created: false };
-      });
-    return { ok: true, value: created };
+    const list = await transaction.list.create({ data: { userId, name: name.trim(), normalizedName, createdAt: now, updatedAt: now } });
+    return { ok: true, value: { ...list, items: [], created: true } };
   }
 
   async deleteList(userId: string, name: string): Promise<ListResult<{ effect: 'deleted'; list: ListView }>> {
-    const resolved = await this.resolve(userId, name);
+    const resolved = await this.resolve(this.prisma, userId, name);
     if (!resolved.ok) return resolved;
     await this.prisma.list.delete({ where: { id: resolved.value.id } });
     return { ok: true, value: { effect: 'deleted', list: toView(resolved.value) } };
   }
 
-  /** Adds items (skipping ones already unchecked on the list); a named list that does not exist is created. */
+  /**
+   * Adds items (skipping ones already unchecked on the list); a named list that does not exist
+   * is created. The list is found (or made), its items read, and the new ones written in one
+   * transaction under the user's list lock: steps adding at once never pass a limit together,
+   * nor add the same item twice.
+   */
   async addItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange & { listCreated: boolean }>> {
-    // A named list is found or made in one or two round trips; the view is built from what is known.
-    let listCreated = false;
-    let createdNow = false;
-    let resolved: ListResult<List & { items: ListItem[] }>;
     const now = this.clock.now();
-    const named = listName ? await this.findByName(userId, listName) : null;
-    if (named) resolved = { ok: true, value: named };
-    else if (listName) {
-      const made = await this.createRow(userId, listName, now);
-      resolved = made;
-      createdNow = made.ok && made.value.created;
-      listCreated = made.ok && made.value.items.length === 0;
-    } else resolved = await this.resolve(userId, undefined);
-    if (!resolved.ok) return resolved;
-    const list = resolved.value;
-    const present = new Set(list.items.filter((item) => !item.checked).map((item) => normalizeItem(item.text)));
-    const fresh: string[] = [];
-    const alreadyThere: string[] = [];
-    for (const raw of items) {
-      const text = raw.trim();
-      const key = normalizeItem(text);
-      if (!key) continue;
-      if (present.has(key)) alreadyThere.push(text);
-      else {
-        present.add(key);
-        fresh.push(text);
+    return this.prisma.$transaction(async (transaction): Promise<ListResult<ListChange & { listCreated: boolean }>> => {
+      await lockUserRows(transaction, 'list', userId);
+      const resolved: ListResult<List & { items: ListItem[]; created?: boolean }> = listName
+        ? await this.createRow(transaction, userId, listName, now)
+        : await this.resolve(transaction, userId, undefined);
+      if (!resolved.ok) return resolved;
+      const list = resolved.value;
+      const listCreated = list.created === true;
+      const present = new Set(list.items.filter((item) => !item.checked).map((item) => normalizeItem(item.text)));
+      const fresh: string[] = [];
+      const alreadyThere: string[] = [];
+      for (const raw of items) {
+        const text = raw.trim();
+        const key = normalizeItem(text);
+        if (!key) continue;
+        if (present.has(key)) alreadyThere.push(text);
+        else {
+          present.add(key);
+          fresh.push(text);
+        }
       }
-    }
-    if (list.items.length + fresh.length > MAX_ITEMS_PER_LIST) return { ok: false, error: `The ${list.name} list would have more than ${MAX_ITEMS_PER_LIST} items. Nothing was added.` };
-    const start = list.items.reduce((highest, item) => Math.max(highest, item.position), -1) + 1;
-    if (fresh.length > 0) {
-      await this.prisma.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
-      // A list made by this call already has updatedAt = now.
-      if (!createdNow) await this.prisma.list.update({ where: { id: list.id }, data: { updatedAt: now } });
-    }
-    const view: ListView = { name: list.name, items: [...list.items.map((item) => ({ text: item.text, checked: item.checked })), ...fresh.map((text) => ({ text, checked: false }))] };
-    return { ok: true, value: { list: view, effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };
+      if (list.items.length + fresh.length > MAX_ITEMS_PER_LIST) return { ok: false, error: `The ${list.name} list would have more than ${MAX_ITEMS_PER_LIST} items. Nothing was added.` };
+      const start = list.items.reduce((highest, item) => Math.max(highest, item.position), -1) + 1;
+      if (fresh.length > 0) {
+        await transaction.listItem.createMany({ data: fresh.map((text, index) => ({ listId: list.id, text, position: start + index, createdAt: now, updatedAt: now })) });
+        // A list made by this call already has updatedAt = now.
+        if (!listCreated) await transaction.list.update({ where: { id: list.id }, data: { updatedAt: now } });
+      }
+      const view: ListView = { name: list.name, items: [...list.items.map((item) => ({ text: item.text, checked: item.checked })), ...fresh.map((text) => ({ text, checked: false }))] };
+      return { ok: true, value: { list: view, effects: { created: fresh.length, updated: 0, deleted: 0 }, notFound: [], alreadyThere, listCreated } };
+    });
   }
 
   /** Checks (or unchecks) items by name. */
   async checkItems(userId: string, listName: string | undefined, items: string[], checked: boolean): Promise<ListResult<ListChange>> {
-    const resolved = await this.resolve(userId, listName);
+    const resolved = await this.resolve(this.prisma, userId, listName);
     if (!resolved.ok) return resolved;
     const { matched, notFound, ambiguous } = matchItems(resolved.value.items, items);
     const toChange = matched.filter((item) => item.checked !== checked);
@@ -147,7 +147,7 @@ export class ListService {
 
   /** Removes items by name. */
   async removeItems(userId: string, listName: string | undefined, items: string[]): Promise<ListResult<ListChange>> {
-    const resolved = await this.resolve(userId, listName);
+    const resolved = await this.resolve(this.prisma, userId, listName);
     if (!resolved.ok) return resolved;
     const { matched, notFound, ambiguous } = matchItems(resolved.value.items, items);
     await this.prisma.listItem.deleteMany({ where: { id: { in: matched.map((item) => item.id) } } });
@@ -162,7 +162,7 @@ export class ListService {
    * contains the words of `match`, or only those already ticked (`checkedOnly`).
    */
   async selectItems(userId: string, listName: string | undefined, which: { match?: string | undefined; all?: boolean | undefined; checkedOnly?: boolean | undefined }): Promise<ListResult<{ list: string; items: Array<{ id: string; text: string; checked: boolean }> }>> {
-    const resolved = await this.resolve(userId, listName);
+    const resolved = await this.resolve(this.prisma, userId, listName);
     if (!resolved.ok) return resolved;
     const words = which.match ? normalizeItem(which.match).split(' ').filter(Boolean) : [];
     const items = resolved.value.items.filter((item) => {
@@ -182,7 +182,7 @@ export class ListService {
 
   /** The id of the user's list with this name (a page binds its checklist to it). */
   async findList(userId: string, name: string): Promise<ListResult<{ id: string; name: string }>> {
-    const found = await this.findByName(userId, name);
+    const found = await this.findByName(this.prisma, userId, name);
     if (found) return { ok: true, value: { id: found.id, name: found.name } };
     const names = await this.prisma.list.findMany({ where: { userId }, select: { name: true }, orderBy: { createdAt: 'asc' } });
     return { ok: false, error: `There is no "${name}" list. Lists: ${names.map((list) => list.name).join(', ') || 'none'}.` };
@@ -210,17 +210,17 @@ export class ListService {
     return { ok: true, value: { effect: 'updated', listId: item.listId, item: { text: item.text, checked } } };
   }
 
-  private findByName(userId: string, name: string) {
-    return this.prisma.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName: normalizeListName(name) || name.trim().toLowerCase() } }, include: { items: { orderBy: { position: 'asc' } } } });
+  private findByName(db: PrismaExecutor, userId: string, name: string) {
+    return db.list.findUnique({ where: { userId_normalizedName: { userId, normalizedName: normalizeListName(name) || name.trim().toLowerCase() } }, include: { items: { orderBy: { position: 'asc' } } } });
   }
 
   /** The named list, or the only list when no name is given; otherwise an error asking which. */
-  private async resolve(userId: string, name: string | undefined): Promise<ListResult<List & { items: ListItem[] }>> {
+  private async resolve(db: PrismaExecutor, userId: string, name: string | undefined): Promise<ListResult<List & { items: ListItem[] }>> {
     if (name) {
-      const found = await this.findByName(userId, name);
+      const found = await this.findByName(db, userId, name);
       if (found) return { ok: true, value: found };
     }
-    const lists = await this.prisma.list.findMany({ where: { userId }, include: { items: { orderBy: { position: 'asc' } } }, orderBy: { createdAt: 'asc' } });
+    const lists = await db.list.findMany({ where: { userId }, include: { items: { orderBy: { position: 'asc' } } }, orderBy: { createdAt: 'asc' } });
     if (name) return { ok: false, error: `There is no "${name}" list. Lists: ${lists.map((list) => list.name).join(', ') || 'none'}. Nothing was changed.` };
     if (lists.length === 1) return { ok: true, value: lists[0]! };
     if (lists.length === 0) return { ok: false, error: 'The user has no lists yet. Nothing was changed; ask which list to put it on (e.g. "shopping").' };

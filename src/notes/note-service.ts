@@ -1,5 +1,6 @@
 import type { Note } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import { lockUserRows } from '../db/user-lock.js';
 import { embeddingCostSink, type EmbeddingIndexer } from '../search/embedding-indexer.js';
 import type { Clock } from '../shared/clock.js';
 import type { ToolContext } from '../tools/tool.js';
@@ -8,10 +9,10 @@ import { detectLanguage } from './note-language.js';
 /** The longest note body (characters): a long article fits, a book does not. */
 export const NOTE_MAX_CHARACTERS = 20_000;
 /** A title longer than this is cut (a title is a line, not a paragraph). */
-export const NOTE_TITLE_MAX = 120;
+const NOTE_TITLE_MAX = 120;
 /** Tags per note, and characters per tag. */
 export const NOTE_MAX_TAGS = 12;
-export const NOTE_TAG_MAX = 40;
+const NOTE_TAG_MAX = 40;
 
 /** A note as tools see it. */
 export interface NoteView {
@@ -47,7 +48,7 @@ const toView = (note: Note): NoteView => ({
 });
 
 /** Tags lower-cased, trimmed, without "#", repeats or blanks. */
-export function normalizeTags(tags: readonly string[]): string[] {
+function normalizeTags(tags: readonly string[]): string[] {
   const result: string[] = [];
   for (const tag of tags) {
     const clean = tag.normalize('NFKC').trim().replace(/^#+/, '').toLowerCase().replace(/\s+/g, '-').slice(0, NOTE_TAG_MAX);
@@ -63,7 +64,7 @@ function cutAtLastSpace(text: string): string {
 }
 
 /** A title from the body's first line when none was given. */
-export function titleFrom(body: string): string {
+function titleFrom(body: string): string {
   const firstLine = body.trim().split(/\r?\n/, 1)[0]!.trim();
   return firstLine.length <= 60 ? firstLine : `${cutAtLastSpace(firstLine.slice(0, 57))}…`;
 }
@@ -114,7 +115,7 @@ export class NoteService {
     const now = this.clock.now();
     // One user's saves in a row, so two at once cannot both take the last place.
     return this.prisma.$transaction(async (transaction) => {
-      await transaction.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`note:${userId}`}, 0))`;
+      await lockUserRows(transaction, 'note', userId);
       const count = await transaction.note.count({ where: { userId } });
       if (count >= this.options.maxPerUser) {
         return {

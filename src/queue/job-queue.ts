@@ -71,11 +71,11 @@ export class JobQueue {
     private readonly logger: Logger,
   ) {
     this.boss = new PgBoss({
-      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values as unknown[]) },
+      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
       // Archive completed jobs for a day; keep the tables small.
       deleteAfterDays: 1,
       maintenanceIntervalSeconds: 120,
-    } as PgBoss.ConstructorOptions);
+    });
     this.boss.on('error', (error) => this.logger.error({ error }, 'job queue error'));
   }
 
@@ -159,8 +159,17 @@ export class JobQueue {
       ...(job.startAfter ? { startAfter: job.startAfter } : {}),
       ...(job.priority !== undefined ? { priority: job.priority } : {}),
     }));
-    if (transaction) await this.boss.insert(inserts as PgBoss.JobInsert[], { db: transaction } as PgBoss.InsertOptions);
-    else await this.boss.insert(inserts as PgBoss.JobInsert[]);
+    if (transaction) await this.boss.insert(inserts, { db: transaction } as PgBoss.InsertOptions);
+    else await this.boss.insert(inserts);
+  }
+
+  /**
+   * Deletes one job, whatever its state. A handler may delete its own running job: pg-boss then
+   * completes or fails nothing (a job that must not outlive what it named, such as an erased
+   * user's, is gone at once instead of kept, completed, for a day).
+   */
+  async discard(name: string, id: string): Promise<void> {
+    await this.boss.deleteJob(name, id);
   }
 
   /** Runs `handler` for each job, `concurrency` at a time on this instance. */
@@ -168,6 +177,8 @@ export class JobQueue {
     const ids: string[] = [];
     const batchSize = options.batchSize ?? 1;
     for (let index = 0; index < options.concurrency; index += 1) {
+      // Read by the handler, which can run before work() has answered with the id.
+      // eslint-disable-next-line prefer-const -- assigned once, after the closure that reads it is made
       let workerId: string | undefined;
       const id = await this.boss.work<Data>(
         name,
@@ -177,7 +188,7 @@ export class JobQueue {
           // Each job settles on its own; one failing does not fail its batch-mates.
           const results = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, name: job.name, data: job.data })));
           if (workerId) this.busy.delete(workerId);
-          const failed = results.flatMap((result, position) => (result.status === 'rejected' ? [{ job: jobs[position]!, reason: result.reason }] : []));
+          const failed = results.flatMap((result, position) => (result.status === 'rejected' ? [{ job: jobs[position]!, reason: result.reason as unknown }] : []));
           for (const { job, reason } of failed) {
             this.logger.warn({ queue: name, jobId: job.id, error: reason instanceof Error ? reason.message : String(reason) }, 'job failed; the queue will retry it');
             await this.boss.fail(name, job.id, { message: String(reason) }).catch(() => {});

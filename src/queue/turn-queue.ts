@@ -30,6 +30,11 @@ export class TurnScheduler {
     if (id === null) throw new Error(`the ${TURN_QUEUE} queue does not exist yet; the job was not stored`);
   }
 
+  /** Deletes a turn job (the running one included): for a job whose user no longer exists. */
+  async discard(jobId: string): Promise<void> {
+    await this.queue.discard(TURN_QUEUE, jobId);
+  }
+
   /** Tells `jobs` of this instance's idle turn workers (one per job just scheduled) to look now rather than at their next poll. */
   wake(jobs = 1): void {
     this.queue.wake(TURN_QUEUE, jobs);

@@ -1,5 +1,6 @@
 import type { Reminder } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import { lockUserRows } from '../db/user-lock.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
 import type { JobQueue } from '../queue/job-queue.js';
@@ -71,18 +72,24 @@ export class ReminderService {
   async create(userId: string, timezone: string, input: ReminderInput): Promise<ReminderResult<ReminderView>> {
     const planned = this.plan(timezone, input);
     if (!planned.ok) return planned;
-    const active = await this.prisma.reminder.count({ where: { userId, status: 'active' } });
-    if (active >= this.limits.maxActivePerUser) {
-      return { ok: false, error: `The user already has ${active} active reminders, the most Herald keeps. Ask them to cancel some first.` };
-    }
-    const reminder = await this.prisma.$transaction(async (transaction) => {
+    return this.prisma.$transaction(async (transaction): Promise<ReminderResult<ReminderView>> => {
+      // Counted under the user's lock, in the transaction that creates: plan steps run at once.
+      await lockUserRows(transaction, 'reminder', userId);
+      const full = await this.overLimit(transaction, userId);
+      if (full) return full;
       const created = await transaction.reminder.create({
         data: { userId, text: planned.value.text, timezone, startLocal: planned.value.startLocal, rrule: planned.value.rrule, nextDueAt: planned.value.nextDueAt, createdAt: this.clock.now(), updatedAt: this.clock.now() },
       });
       await this.scheduleOccurrence(transaction, created.id, planned.value.nextDueAt);
-      return created;
+      return { ok: true, value: toView(created) };
     });
-    return { ok: true, value: toView(reminder) };
+  }
+
+  /** The refusal when the user already has REMINDER_MAX_ACTIVE_PER_USER active reminders; call under {@link lockUserRows}. */
+  private async overLimit(transaction: Prisma.TransactionClient, userId: string): Promise<{ ok: false; error: string } | undefined> {
+    const active = await transaction.reminder.count({ where: { userId, status: 'active' } });
+    if (active < this.limits.maxActivePerUser) return undefined;
+    return { ok: false, error: `The user already has ${active} active reminders, the most Herald keeps. Ask them to cancel some first.` };
   }
 
   /** Active reminders (or all), optionally only those matching words of `query`. */
@@ -106,10 +113,16 @@ export class ReminderService {
     const found = await this.findOne(userId, target, 'change', rearm);
     if (!found.ok) return found;
     return this.prisma.$transaction(async (transaction) => {
+      // Setting a fired one-off again makes one more active reminder: counted as a creation is.
+      if (rearm) await lockUserRows(transaction, 'reminder', userId);
       // Locked and read again: a delivery of this reminder may have run since it was found
       // (advancing or completing it), and one starting now waits for this change.
       const reminder = await this.lockActive(transaction, found.value.id, rearm);
       if (!reminder) return { ok: false as const, error: `The reminder "${found.value.text}" is no longer active (it has just fired or been cancelled). Nothing was changed.` };
+      if (reminder.status !== 'active') {
+        const full = await this.overLimit(transaction, userId);
+        if (full) return full;
+      }
       const now = this.clock.now();
       if (changes.at === undefined && changes.recurrence === undefined) {
         // Only the text changes: the schedule, and the job that fires it, stay as they are.
@@ -369,7 +382,7 @@ export function matches(text: string, query: string): boolean {
 }
 
 /** A reminder as the model sees it. */
-export function toView(reminder: Reminder): ReminderView {
+function toView(reminder: Reminder): ReminderView {
   return {
     id: reminder.id,
     text: reminder.text,

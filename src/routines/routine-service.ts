@@ -1,5 +1,6 @@
 import type { Prisma, Routine, RoutineStatus } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import { lockUserRows } from '../db/user-lock.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { prismaSqlExecutor } from '../queue/prisma-sql-executor.js';
 import type { Clock } from '../shared/clock.js';
@@ -76,12 +77,15 @@ export class RoutineService {
     if (!text.ok) return text;
     const planned = this.plan(timezone, input.at, input.recurrence, input.whenAmbiguous);
     if (!planned.ok) return planned;
-    const count = await this.prisma.routine.count({ where: { userId } });
-    if (count >= this.limits.maxPerUser) {
-      return { ok: false, error: `The user already has ${count} routines, the most Herald keeps (${this.limits.maxPerUser}). Nothing was saved: ask them to delete one first.` };
-    }
     const now = this.clock.now();
-    const routine = await this.prisma.$transaction(async (transaction) => {
+    return this.prisma.$transaction(async (transaction): Promise<RoutineResult<RoutineView>> => {
+      // Counted under the user's lock, in the transaction that creates: steps of one plan run
+      // at once, and two that each saw 9 of 10 must not both save.
+      await lockUserRows(transaction, 'routine', userId);
+      const count = await transaction.routine.count({ where: { userId } });
+      if (count >= this.limits.maxPerUser) {
+        return { ok: false, error: `The user already has ${count} routines, the most Herald keeps (${this.limits.maxPerUser}). Nothing was saved: ask them to delete one first.` };
+      }
       const created = await transaction.routine.create({
         data: {
           userId,
@@ -97,9 +101,8 @@ export class RoutineService {
         },
       });
       await this.scheduleRun(transaction, created.id, planned.value.nextDueAt);
-      return created;
+      return { ok: true, value: toRoutineView(created) };
     });
-    return { ok: true, value: toRoutineView(routine) };
   }
 
   /** The user's routines, soonest first, optionally only those matching words of `query`. */
@@ -293,13 +296,13 @@ function nameOf(name: string | undefined, instruction: string): string {
 }
 
 function matchesRoutine(routine: Pick<Routine, 'name' | 'instruction'>, query: string): boolean {
-  const cleaned = query.replace(/\b(routine|routines)\b/gi, ' ').trim();
+  const cleaned = query.replace(/\broutines?\b/gi, ' ').trim();
   if (!cleaned) return false;
   return matches(routine.name, cleaned) || matches(routine.instruction, cleaned);
 }
 
 /** A routine as tools, pages and MY DATA show it. */
-export function toRoutineView(routine: Routine): RoutineView {
+function toRoutineView(routine: Routine): RoutineView {
   return {
     id: routine.id,
     name: routine.name,

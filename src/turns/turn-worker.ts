@@ -43,6 +43,8 @@ export class TurnWorker {
     const lease = await this.deps.leases.acquire(userId, owner, this.deps.leaseMs);
     if (!lease.acquired && lease.userGone) {
       // A job left for a user who erased their data: nothing to do, and nothing to re-check.
+      // Deleted rather than completed: a completed job would keep their id in pg-boss for a day.
+      await this.deps.scheduler.discard(jobId).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not delete the erased user\'s turn job'));
       logger.debug('no such user (erased); turn job dropped');
       return;
     }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dataReplies } from '../../src/data-rights/data-replies.js';
 import type { MessageTransport, TransportMessage, TransportResult } from '../../src/outbox/message-transport.js';
 import { TwilioTransport } from '../../src/outbox/twilio-transport.js';
+import { TURN_QUEUE } from '../../src/queue/turn-queue.js';
 import { REMINDER_QUEUE } from '../../src/reminders/reminder-queue.js';
 import { TRAVEL_RETURN_QUEUE } from '../../src/reminders/travel-queue.js';
 import { HeraldHarness } from '../helpers/herald-harness.js';
@@ -48,15 +49,25 @@ async function rowsOfUser(harness: HeraldHarness, userId: string): Promise<Recor
   return counts;
 }
 
-/** Tables (besides the migrations' own) with any row whose text mentions `needle`. */
-async function tablesMentioning(harness: HeraldHarness, needle: string): Promise<string[]> {
-  const { rows: tables } = await harness.database.pool.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'`,
+/**
+ * Every table of every schema in the database (public, pg-boss's, the search index's, and any a
+ * later change adds), each partitioned table once with its partitions.
+ */
+async function everyTable(harness: HeraldHarness): Promise<Array<{ schema: string; table: string }>> {
+  const { rows } = await harness.database.pool.query<{ schema: string; table: string }>(
+    `SELECT n.nspname AS schema, c.relname AS table FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname <> 'information_schema' AND left(n.nspname, 3) <> 'pg_'
+      ORDER BY 1, 2`,
   );
+  return rows;
+}
+
+/** Tables (`schema.table`, in every schema) with any row whose text mentions `needle`, in any letter case. */
+async function tablesMentioning(harness: HeraldHarness, needle: string): Promise<string[]> {
   const found: string[] = [];
-  for (const { table_name: table } of tables) {
-    const { rows } = await harness.database.pool.query(`SELECT 1 FROM "${table}" t WHERE row_to_json(t)::text LIKE $1 LIMIT 1`, [`%${needle}%`]);
-    if (rows.length > 0) found.push(table);
+  for (const { schema, table } of await everyTable(harness)) {
+    const { rows } = await harness.database.pool.query(`SELECT 1 FROM "${schema}"."${table}" t WHERE row_to_json(t)::text ILIKE $1 LIMIT 1`, [`%${needle}%`]);
+    if (rows.length > 0) found.push(`${schema}.${table}`);
   }
   return found;
 }
@@ -82,13 +93,19 @@ describe('MY DATA and DELETE MY DATA', () => {
     await harness.close();
   });
 
-  /** A user with something in every part of Herald: memory, a reminder, a list, a connected account, history. */
+  /** A word only this user wrote (in a message and a note), for the erase to leave nowhere. */
+  const wordOf = (phone: string) => `Quillwort${phone.slice(-4)}`;
+
+  /** A user with something in every part of Herald: memory, notes, a reminder, a list, a connected account, history. */
   async function seededUser(phone: string) {
     harness.anthropic.enqueue({ text: 'Hi there!' });
-    await harness.exchange(phone, 'hello');
+    await harness.exchange(phone, `hello, my parrot is called ${wordOf(phone)}`);
     const prisma = harness.database.prisma;
     const user = await prisma.user.update({ where: { phone }, data: { name: 'Zebulon' } });
     await prisma.fact.create({ data: { userId: user.id, category: 'preferences', subject: 'diet', content: 'collects antique barometers' } });
+    // Indexed for search (herald_search's documents and vocabulary hold its words).
+    const note = await harness.herald.brain.notes.save(user.id, { title: 'Parrot', body: `${wordOf(phone)} likes sunflower seeds` });
+    if (!note.ok) throw new Error(note.error);
     const reminder = await harness.herald.reminders.create(user.id, user.timezone, { text: 'Water the ficus', at: '2031-05-01T09:00' });
     if (!reminder.ok) throw new Error(reminder.error);
     const list = await harness.herald.lists.addItems(user.id, 'groceries', ['oat milk', 'lentils']);
@@ -150,6 +167,8 @@ describe('MY DATA and DELETE MY DATA', () => {
     expect(question).toBe(`${say.confirmErase} Reply YES within 5 minutes to erase it.`);
     // Nothing is gone yet.
     expect((await rowsOfUser(harness, user.id)).Fact).toBe(1);
+    // The search finds what it looks for: their word is in their messages, notes and search index.
+    expect(await tablesMentioning(harness, wordOf(phone))).toEqual(expect.arrayContaining(['public.Message', 'public.Note', 'herald_search.document', 'herald_search.word']));
 
     expect(await harness.exchange(phone, 'yes')).toBe(say.erased);
     expect(harness.anthropic.requests).toHaveLength(0);
@@ -159,16 +178,26 @@ describe('MY DATA and DELETE MY DATA', () => {
     expect(await harness.database.prisma.user.findUnique({ where: { id: user.id } })).toBeNull();
     expect(await jobs()).toBe(0);
     expect(await tripJobs()).toBe(0);
-    // No table keeps the number or the id anywhere (the dedupe keys of their messages included).
+    // Once the turn that erased is over (its own job was running it, and a finished job keeps its
+    // data for a day), no table of any schema keeps the number, the id or a word they wrote:
+    // the dedupe keys of their messages, pg-boss's jobs and archive, the search index included.
+    await waitUntil(() => harness.herald.worker.activeCount === 0, 'the erasing turn to end');
+    const schemas = new Set((await everyTable(harness)).map((table) => table.schema));
+    expect([...schemas]).toEqual(expect.arrayContaining(['public', 'pgboss', 'herald_search']));
     expect(await tablesMentioning(harness, phone.slice(1))).toEqual([]);
     expect(await tablesMentioning(harness, user.id)).toEqual([]);
+    expect(await tablesMentioning(harness, wordOf(phone))).toEqual([]);
     expect(harness.logs.text()).not.toContain('XYZZY');
 
     // A turn job still naming the erased user (queued by a busy worker just before the erase)
-    // ends without rescheduling itself.
-    await harness.herald.worker.drain(user.id, 'stray-job');
-    const stray = await harness.database.pool.query(`SELECT 1 FROM pgboss.job WHERE name = 'turn' AND data->>'userId' = $1 AND state IN ('created', 'retry')`, [user.id]);
-    expect(stray.rowCount).toBe(0);
+    // ends without rescheduling itself, and is deleted rather than kept as completed.
+    const strayId = await harness.herald.queue.enqueue(TURN_QUEUE, { userId: user.id });
+    harness.herald.queue.wake(TURN_QUEUE);
+    await waitUntil(async () => {
+      const { rows } = await harness.database.pool.query<{ state: string }>(`SELECT state FROM pgboss.job WHERE id = $1`, [strayId]);
+      return !['created', 'retry', 'active'].includes(rows[0]?.state ?? 'gone');
+    }, 'the stray turn job to be handled');
+    expect(await tablesMentioning(harness, user.id)).toEqual([]);
 
     // The next message is a new user's first.
     harness.anthropic.enqueue({ text: 'Hi! What should I call you?' });
