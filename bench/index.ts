@@ -25,6 +25,7 @@ import { observabilityBenchmark } from './observability.js';
 import { brainBenchmark } from './brain.js';
 import { calendarBenchmark } from './calendar.js';
 import { chaosBenchmark } from './chaos.js';
+import { contactsBenchmark } from './contacts.js';
 import { conversationBenchmark } from './conversation.js';
 import { datesBenchmark } from './dates.js';
 import { emailBenchmark } from './email.js';
@@ -55,6 +56,7 @@ const benchmarks: Benchmark[] = [
   conversationBenchmark,
   mediaBenchmark,
   brainBenchmark,
+  contactsBenchmark,
   learningBenchmark,
   typingBenchmark,
   datesBenchmark,

@@ -4,7 +4,7 @@ import { OutboundRefusedError } from '../net/outbound-policy.js';
 import { trackedFetch } from '../net/tracked-fetch.js';
 
 /** A calendar found on a CalDAV server. */
-export interface DiscoveredCalendar {
+interface DiscoveredCalendar {
   url: string;
   name: string;
 }
@@ -14,7 +14,7 @@ export type CaldavCheck =
   | { ok: true; calendars: DiscoveredCalendar[] }
   | { ok: false; field: 'serverUrl' | 'password' | 'form'; error: string };
 
-const PREFERRED_NAMES = /^(calendar|calendars|personal|home|default|kalender)$/i;
+const PREFERRED_NAMES = /^(?:calendar|calendars|personal|home|default|kalender)$/i;
 
 /**
  * Logs in to a CalDAV server the way a calendar app does (RFC 6764 discovery from the

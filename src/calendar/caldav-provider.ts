@@ -6,8 +6,9 @@ import { OutboundRefusedError } from '../net/outbound-policy.js';
 import type { Clock } from '../shared/clock.js';
 import { CalendarError, type CalendarEvent, type EventChanges, type EventDraft, type TimeRange, type WriteOptions } from './calendar-event.js';
 import type { CalendarProvider } from './calendar-provider.js';
-import { buildEventObject, changeObject, removeFromObject } from './ics-changes.js';
-import { eventsInObject, findInObject, splitOccurrenceId } from './ics-object.js';
+import { buildEventObject } from './ics-changes.js';
+import { splitOccurrenceId } from './ics-object.js';
+import { changeObjectOffLoop, eventInObjectOffLoop, eventsInObjectsOffLoop, removeFromObjectOffLoop } from './ics-reading.js';
 
 /** A CalDAV connection's settings (not secret). */
 export const caldavSettingsSchema = z.object({
@@ -66,39 +67,40 @@ export class CaldavCalendarProvider implements CalendarProvider {
         fetch: this.fetch,
       }),
     );
-    return objects
+    const events = objects
       .filter((object) => typeof object.data === 'string' && object.data.includes('BEGIN:VEVENT'))
-      .flatMap((object) => eventsInObject(object.data as string, range, timezone, this.keyOf(object.url), object.etag ?? undefined))
-      .sort((left, right) => left.startsAt.getTime() - right.startsAt.getTime());
+      .map((object) => ({ ics: object.data as string, key: this.keyOf(object.url), version: object.etag ?? undefined }));
+    // Parsed and expanded in a parse worker: the server's objects are the user's, and may be large or crafted.
+    return eventsInObjectsOffLoop(events, range, timezone);
   }
 
   async getEvent(id: string, timezone: string): Promise<CalendarEvent | undefined> {
     const { key, occurrence } = splitOccurrenceId(id);
     const object = await this.fetchObject(key);
-    return object ? findInObject(object.data as string, occurrence, timezone, key, object.etag ?? undefined) : undefined;
+    return object ? eventInObjectOffLoop({ ics: object.data as string, key, version: object.etag ?? undefined }, occurrence, timezone) : undefined;
   }
 
   async createEvent(draft: EventDraft): Promise<CalendarEvent> {
-    const key = `${this.ids.next('herald').replace(/[^A-Za-z0-9_-]/g, '')}.ics`;
+    const key = `${this.ids.next('herald').replace(/[^\w-]/g, '')}.ics`;
     const ics = buildEventObject(draft, key.replace(/\.ics$/, ''), this.clock.now());
     await this.call(() => createCalendarObject({ calendar: this.calendar, filename: key, iCalString: ics, headers: this.headers, fetch: this.fetch }));
     const created = await this.fetchObject(key);
-    return findInObject(created?.data ?? ics, undefined, draft.timezone, key, created?.etag ?? undefined)!;
+    return (await eventInObjectOffLoop({ ics: (created?.data as string | undefined) ?? ics, key, version: created?.etag ?? undefined }, undefined, draft.timezone))!;
   }
 
   async updateEvent(id: string, changes: EventChanges, options: WriteOptions): Promise<CalendarEvent> {
     const { key, occurrence } = splitOccurrenceId(id);
     const object = await this.current(key, options.version);
-    const ics = changeObject(object.data as string, occurrence, changes, options.scope, options.timezone, this.clock.now());
+    const ics = await changeObjectOffLoop(object.data as string, occurrence, changes, options.scope, options.timezone, this.clock.now());
     await this.call(() => updateCalendarObject({ calendarObject: { ...object, data: ics }, headers: this.headers, fetch: this.fetch }));
     const saved = await this.fetchObject(key);
-    return findInObject(saved?.data ?? ics, options.scope === 'occurrence' ? occurrence : undefined, options.timezone, key, saved?.etag ?? undefined)!;
+    return (await eventInObjectOffLoop({ ics: (saved?.data as string | undefined) ?? ics, key, version: saved?.etag ?? undefined }, options.scope === 'occurrence' ? occurrence : undefined, options.timezone))!;
   }
 
   async deleteEvent(id: string, options: WriteOptions): Promise<void> {
     const { key, occurrence } = splitOccurrenceId(id);
     const object = await this.current(key, options.version);
-    const ics = removeFromObject(object.data as string, occurrence, options.scope, this.clock.now());
+    const ics = await removeFromObjectOffLoop(object.data as string, occurrence, options.scope, this.clock.now());
     if (ics === undefined) await this.call(() => deleteCalendarObject({ calendarObject: object, headers: this.headers, fetch: this.fetch }));
     else await this.call(() => updateCalendarObject({ calendarObject: { ...object, data: ics }, headers: this.headers, fetch: this.fetch }));
   }

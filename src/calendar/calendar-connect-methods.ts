@@ -7,7 +7,7 @@ import { describeError } from '../shared/errors.js';
 import type { CalendarService } from './calendar-service.js';
 
 /** Google's scope for reading and writing calendar events (and nothing else of the account). */
-export const GOOGLE_CALENDAR_SCOPE = 'https://www.googleapis.com/auth/calendar.events';
+const GOOGLE_CALENDAR_SCOPE = 'https://www.googleapis.com/auth/calendar.events';
 
 const caldavSchema = z.object({
   serverUrl: z
@@ -28,15 +28,22 @@ const caldavSchema = z.object({
  * Brings in the address books of the server the user's CalDAV calendar is on (src/contacts
  * AddressBookImport, wired in runtime.ts: contacts sit beside the calendar, not under it).
  */
-export type ServerContacts = (userId: string) => Promise<{ ok: true; value: { created: number; updated: number; skipped: number; addressBooks: number } } | { ok: false; error: string }>;
+export type ServerContacts = (
+  userId: string,
+) => Promise<{ ok: true; value: { created: number; updated: number; merged: number; skipped: number; refused: number; addressBooks: number } } | { ok: false; error: string }>;
 
-/** What the done page says about the contacts the user asked for with their calendar. */
+/**
+ * What the done page says about the contacts the user asked for with their calendar: how many
+ * came in, always as new, updated, merged (cards sharing a UID) and refused (a value or card
+ * too long or too many, src/contacts/contact-limits.ts), and any left out by the user's limit.
+ */
 function contactsLine(result: Awaited<ReturnType<ServerContacts>>): string {
   if (!result.ok) return ` Your contacts were not brought in: ${result.error}`;
-  const { created, updated, skipped, addressBooks } = result.value;
+  const { created, updated, merged, skipped, refused, addressBooks } = result.value;
   if (addressBooks === 0) return ' This server has no address book, so no contacts were brought in.';
   const count = created + updated;
-  return ` Herald also brought in ${count} contact${count === 1 ? '' : 's'} from its address book${addressBooks === 1 ? '' : 's'}${skipped > 0 ? ` (${skipped} more are over your limit and were left out)` : ''}; disconnecting the calendar removes them.`;
+  const counts = `${created} new, ${updated} updated, ${merged} merged from cards sharing a UID, ${refused} ${refused === 1 ? 'value' : 'values'} refused as too long or too many`;
+  return ` Herald also brought in ${count} contact${count === 1 ? '' : 's'} from its address book${addressBooks === 1 ? '' : 's'} (${counts})${skipped > 0 ? `; ${skipped} more are over your limit and were left out` : ''}; disconnecting the calendar removes them.`;
 }
 
 /** The connect pages for calendars: any CalDAV server, iCloud (the same, its address filled in), and Google (OAuth). */

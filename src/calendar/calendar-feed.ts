@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 const SIGNING_PURPOSE = 'calendar feed';
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_SHAPE = /^[\w-]{43}$/;
 /** The most events a feed carries (the newest first, should anyone have more). */
 const MAX_FEED_EVENTS = 5000;
 
@@ -74,7 +74,7 @@ export class CalendarFeed {
     feed.updatePropertyWithValue('x-published-ttl', 'PT1H');
     const zones = new Set<string>();
     for (const row of rows) {
-      const object = new ICAL.Component(ICAL.parse(row.ics));
+      const object = ICAL.Component.fromString(row.ics);
       for (const zone of object.getAllSubcomponents('vtimezone')) {
         const tzid = String(zone.getFirstPropertyValue('tzid'));
         if (zones.has(tzid)) continue;

@@ -14,7 +14,7 @@ import type { CalendarProvider } from './calendar-provider.js';
 import { GoogleCalendarProvider } from './google-provider.js';
 
 /** The Google scopes the calendar uses (what its consent asks for, and what disconnecting gives up). */
-export const GOOGLE_CALENDAR_SCOPES = ['https://www.googleapis.com/auth/calendar.events', 'https://www.googleapis.com/auth/calendar'];
+const GOOGLE_CALENDAR_SCOPES = ['https://www.googleapis.com/auth/calendar.events', 'https://www.googleapis.com/auth/calendar'];
 
 /** The user's calendar, and the key its event reminders are filed under ("builtin", or the connection's id). */
 export interface UserCalendar {

@@ -59,5 +59,5 @@ export async function findEvent(provider: CalendarProvider, target: EventTarget,
 
 /** The series an event or occurrence belongs to: the id without its occurrence part (ours "@…", Google's "_…"). */
 export function seriesKey(id: string): string {
-  return id.replace(/@\d{8}(T\d{6}Z?)?$/, '').replace(/_\d{8}(T\d{6}Z?)?$/, '');
+  return id.replace(/@\d{8}(?:T\d{6}Z?)?$/, '').replace(/_\d{8}(?:T\d{6}Z?)?$/, '');
 }

@@ -20,7 +20,7 @@ export interface EventView {
 }
 
 /** The most events listed one by one; beyond it the model gets counts per day. */
-export const MAX_LISTED_EVENTS = 30;
+const MAX_LISTED_EVENTS = 30;
 
 /** "Fri 14 Mar, 3:00 PM–3:45 PM" / "Fri 14 Mar (all day)" / "Fri 14 – Sun 16 Mar (all day)". */
 export function describeEventTime(event: Pick<CalendarEvent, 'allDay' | 'start' | 'end' | 'timezone'>): string {

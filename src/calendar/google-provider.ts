@@ -123,7 +123,7 @@ export class GoogleCalendarProvider implements CalendarProvider {
   }
 
   private async fetch(id: string): Promise<GoogleEvent | undefined> {
-    if (!/^[A-Za-z0-9_@.-]{1,1024}$/.test(id)) return undefined;
+    if (!/^[\w@.-]{1,1024}$/.test(id)) return undefined;
     const api = await this.api();
     try {
       const found = await this.call(() => api.events.get({ calendarId: CALENDAR_ID, eventId: id }, { timeout: this.timeoutMs }));

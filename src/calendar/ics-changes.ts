@@ -163,7 +163,7 @@ function shiftFrom(current: Timing, reference: Timing, target: Timing): Timing {
 function shiftWeekdays(master: ICAL.Component, before: Timing, after: Timing): void {
   const rule = master.getFirstPropertyValue('rrule') as ICAL.Recur | null;
   const days = Math.round((Date.parse(`${after.start.slice(0, 10)}T00:00Z`) - Date.parse(`${before.start.slice(0, 10)}T00:00Z`)) / 86_400_000);
-  const byDay = rule?.parts.BYDAY as string[] | undefined;
+  const byDay = rule?.parts.BYDAY;
   if (!rule || !byDay || days % 7 === 0 || byDay.some((day) => !/^[A-Z]{2}$/.test(day))) return;
   const week = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
   rule.parts.BYDAY = byDay.map((day) => week[(((week.indexOf(day) + days) % 7) + 7) % 7]!);
@@ -229,13 +229,13 @@ function addTimezones(calendar: ICAL.Component): void {
 const vtimezones = new Map<string, string | undefined>();
 
 /** The zone's VTIMEZONE (from the tz database, via timezones-ical-library), or undefined if it has none. */
-export function vtimezone(zone: string): ICAL.Component | undefined {
+function vtimezone(zone: string): ICAL.Component | undefined {
   if (!vtimezones.has(zone)) {
     const block = tzlib_get_ical_block(zone);
     vtimezones.set(zone, Array.isArray(block) && block[0]?.startsWith('BEGIN:VTIMEZONE') ? block[0] : undefined);
   }
   const text = vtimezones.get(zone);
-  return text ? new ICAL.Component(ICAL.parse(text)) : undefined;
+  return text ? ICAL.Component.fromString(text) : undefined;
 }
 
 function utcTime(instant: Date): ICAL.Time {

@@ -1,5 +1,6 @@
 import ICAL from 'ical.js';
 import { CalendarError, overlaps, type CalendarEvent, type TimeRange } from './calendar-event.js';
+import { occurrencesOf } from './recurrence-guard.js';
 import { isIanaZone, shiftDate, startOfDate, wallClock, wallClockInstant } from './event-time.js';
 
 /*
@@ -31,11 +32,6 @@ interface ParsedObject {
   exceptions: ICAL.Component[];
 }
 
-/** The UID of an object. */
-export function objectUid(ics: string): string {
-  return parseObject(ics).master.getFirstPropertyValue('uid')?.toString() ?? '';
-}
-
 /** The event's title (the series'), for listings of stored objects. */
 export function objectTitle(ics: string): string {
   return parseObject(ics).master.getFirstPropertyValue('summary')?.toString() ?? '(no title)';
@@ -61,7 +57,7 @@ export function eventsInObject(ics: string, range: TimeRange, zone: string, key:
     if (overlaps(event, range)) found.push(event);
   }
   const durationMs = spanMs(masterTiming, zone);
-  const iterator = new ICAL.Event(parsed.master).iterator();
+  const iterator = occurrencesOf(parsed.master);
   for (let count = 0, next = iterator.next(); next && count < MAX_OCCURRENCES; next = iterator.next(), count += 1) {
     const occurrenceKey = recurrenceKey(next);
     const timing = occurrenceTiming(masterTiming, next, durationMs);
@@ -83,7 +79,7 @@ export function findInObject(ics: string, occurrence: string | undefined, zone: 
   if (exception) return present(exception, timingOf(exception, zone, parsed.calendar), zone, `${key}@${occurrence}`, rule, version);
   const masterTiming = timingOf(parsed.master, zone, parsed.calendar);
   const durationMs = spanMs(masterTiming, zone);
-  const iterator = new ICAL.Event(parsed.master).iterator();
+  const iterator = occurrencesOf(parsed.master);
   for (let count = 0, next = iterator.next(); next && count < MAX_OCCURRENCES; next = iterator.next(), count += 1) {
     const nextKey = recurrenceKey(next);
     if (nextKey === occurrence) return present(parsed.master, occurrenceTiming(masterTiming, next, durationMs), zone, `${key}@${occurrence}`, rule, version);
@@ -112,7 +108,7 @@ export function objectSpan(ics: string, zone: string): { startsAt: Date; endsAt:
     return { startsAt: new Date(startsAt), endsAt: new Date(Math.max(...ends)) };
   }
   const durationMs = spanMs(timing, zone);
-  const iterator = new ICAL.Event(parsed.master).iterator();
+  const iterator = occurrencesOf(parsed.master);
   let last = timing;
   for (let count = 0, next = iterator.next(); next && count < MAX_OCCURRENCES; next = iterator.next(), count += 1) last = occurrenceTiming(timing, next, durationMs);
   ends.push(instantOf(last.end, last.allDay, last.zone, zone).getTime());
@@ -125,7 +121,7 @@ export function objectSpan(ics: string, zone: string): { startsAt: Date; endsAt:
 export function parseObject(ics: string): ParsedObject {
   let calendar: ICAL.Component;
   try {
-    calendar = new ICAL.Component(ICAL.parse(ics));
+    calendar = ICAL.Component.fromString(ics);
   } catch (error) {
     throw new CalendarError('invalid', 'An event in the calendar could not be read (its iCalendar data is malformed).', { cause: error });
   }

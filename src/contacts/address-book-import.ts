@@ -6,7 +6,10 @@ import { createOutboundHttp, networkFailureText, type OutboundHttp } from '../ne
 import { OUTBOUND_REFUSED_MESSAGE, OutboundRefusedError, type OutboundPolicy } from '../net/outbound-policy.js';
 import { trackedFetch } from '../net/tracked-fetch.js';
 import type { ContactService, ImportReport } from './contact-service.js';
-import { parseVcards } from './vcard.js';
+import { ParseBudgetError } from '../shared/parse-workers.js';
+
+/** Why an address book too large or too slow to read brought nothing in (worded for the model and the connect page). */
+const ADDRESS_BOOK_OVER_BUDGET = 'The address book was too large or too slow to read, so nothing from it was imported.';
 
 /** What importing an address book did, or why nothing was imported (worded for the model). */
 export type AddressBookResult = { ok: true; value: ImportReport & { addressBooks: number; account: string } } | { ok: false; error: string };
@@ -17,7 +20,7 @@ export type AddressBookResult = { ok: true; value: ImportReport & { addressBooks
  * goes through the outbound policy, so a server on the deployment's own network (or an
  * address book the server names there) is refused before it is contacted.
  */
-export async function fetchAddressBookCards(account: { serverUrl: string; username: string; password: string; http: OutboundHttp }): Promise<{ ok: true; cards: string[]; addressBooks: number } | { ok: false; error: string }> {
+async function fetchAddressBookCards(account: { serverUrl: string; username: string; password: string; http: OutboundHttp }): Promise<{ ok: true; cards: string[]; addressBooks: number } | { ok: false; error: string }> {
   const { fetch: checkedFetch, seen } = trackedFetch(account.http);
   try {
     await account.http.check(account.serverUrl);
@@ -65,14 +68,15 @@ export class AddressBookImport {
       this.deps.logger.info({ userId, connectionId: connection.id }, 'address book not imported');
       return fetched;
     }
-    const parsed = fetched.cards.map((card) => parseVcards(card));
-    const report = await this.deps.contacts.importContacts(
-      userId,
-      parsed.flatMap((result) => result.contacts),
-      { source: 'carddav', connectionId: connection.id },
-      parsed.flatMap((result) => result.problems).slice(0, 20),
-    );
-    this.deps.logger.info({ userId, connectionId: connection.id, created: report.created, updated: report.updated, skipped: report.skipped }, 'address book imported');
+    let report: ImportReport;
+    try {
+      report = await this.deps.contacts.importVcards(userId, fetched.cards, { source: 'carddav', connectionId: connection.id });
+    } catch (error) {
+      if (!(error instanceof ParseBudgetError)) throw error;
+      this.deps.logger.warn({ userId, connectionId: connection.id, limit: error.limit }, 'address book not imported: over its parse budget');
+      return { ok: false, error: ADDRESS_BOOK_OVER_BUDGET };
+    }
+    this.deps.logger.info({ userId, connectionId: connection.id, created: report.created, updated: report.updated, merged: report.merged, skipped: report.skipped, refused: report.refused }, 'address book imported');
     return { ok: true, value: { ...report, addressBooks: fetched.addressBooks, account: connection.label } };
   }
 }

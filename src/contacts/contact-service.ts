@@ -1,13 +1,21 @@
-import { createHash } from 'node:crypto';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
 import type { Contact, Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
+import { lockUserRows } from '../db/user-lock.js';
 import type { Clock } from '../shared/clock.js';
-import { parseBirthday, parseVcards, type VcardContact } from './vcard.js';
+import { sharedParseWorkers, type ParseWorkers } from '../shared/parse-workers.js';
+import { sqlTimestamp } from '../shared/sql.js';
 import { isEmailAddress } from '../shared/text-ends.js';
+import { CONTACT_LIMITS } from './contact-limits.js';
+import { normalizePhone, uniqueValues } from './contact-fields.js';
+import type { PreparedContact, PreparedImport } from './contact-import-preparation.js';
+import { parseBirthday, type VcardContact } from './vcard.js';
+
+/** The worker-side half of an import (src/contacts/contact-import-preparation.ts), for the parse workers. */
+const PREPARATION = new URL('./contact-import-preparation.js', import.meta.url);
 
 /** Where a contact came from. */
-export type ContactSource = 'user' | 'vcard' | 'carddav' | 'google';
+type ContactSource = 'user' | 'vcard' | 'carddav' | 'google';
 
 /** A contact as tools and pages see it. */
 export interface ContactView {
@@ -46,15 +54,33 @@ interface CleanContact {
 /** An expected failure, worded for the model. */
 export type ContactResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
 
-/** What an import did. */
+/** What an import did: every count the user is told, and the first few lines behind the last two. */
 export interface ImportReport {
   created: number;
   updated: number;
+  /** Cards that shared a UID with a later card of the same import: merged into it (the last wins). */
+  merged: number;
   /** Contacts in the file past the user's limit: not imported. */
   skipped: number;
-  /** Lines or cards that could not be read (listed, capped). */
+  /** Values and cards cut or refused for their length or number (CONTACT_LIMITS). */
+  refused: number;
+  /** Lines or cards that could not be read. */
+  unread: number;
+  /** The first unreadable lines ("line 4: not a vCard property"). */
   problems: string[];
+  /** The first refusals ("line 9: a phone number longer than 64 characters was refused"). */
+  refusals: string[];
 }
+
+/** Where an import's contacts come from. */
+export interface ImportSource {
+  source: Exclude<ContactSource, 'user'>;
+  connectionId?: string | undefined;
+  country?: CountryCode | undefined;
+}
+
+/** Rows per statement when an import writes (a parameter list, or a JSON document, of this many contacts). */
+const WRITE_BATCH = 1_000;
 
 const toView = (contact: Contact): ContactView => ({
   id: contact.id,
@@ -69,17 +95,11 @@ const toView = (contact: Contact): ContactView => ({
 });
 
 /** Lower-case, accents off, one space: "Dána  K." matches "dana k". */
-export function foldName(name: string): string {
+function foldName(name: string): string {
   return name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}@.+]+/gu, ' ').trim();
 }
 
-const unique = (values: Iterable<string>) => [...new Set([...values].map((value) => value.trim()).filter(Boolean))];
-
-/** E.164 when the number parses (in the user's own country when it has no +), else as written. */
-export function normalizePhone(phone: string, country?: CountryCode): string {
-  const parsed = parsePhoneNumberFromString(phone, country);
-  return parsed?.isValid() ? parsed.number : phone.trim();
-}
+const unique = uniqueValues;
 
 /**
  * The people in the user's life: names and nicknames, relationship, phones, emails,
@@ -91,7 +111,7 @@ export class ContactService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
-    private readonly options: { maxPerUser: number },
+    private readonly options: { maxPerUser: number; parsing?: ParseWorkers | undefined },
   ) {}
 
   /**
@@ -133,13 +153,18 @@ export class ContactService {
   async create(userId: string, input: ContactInput & { name: string }, country?: CountryCode): Promise<ContactResult<{ effect: 'created'; contact: ContactView }>> {
     const data = this.clean(input, country);
     if (!data.ok) return data;
-    const count = await this.prisma.contact.count({ where: { userId } });
-    if (count >= this.options.maxPerUser) return { ok: false, error: `The user already has ${count.toLocaleString('en-US')} contacts, the most Herald keeps. Nothing was saved.` };
-    const now = this.clock.now();
-    const contact = await this.prisma.contact.create({
-      data: { userId, name: input.name.trim(), nicknames: data.value.nicknames ?? [], phones: data.value.phones ?? [], emails: data.value.emails ?? [], relationship: data.value.relationship ?? null, birthday: data.value.birthday ?? null, notes: data.value.notes ?? null, source: 'user', createdAt: now, updatedAt: now },
+    // Counted and created under the user's contacts lock: saves made at once (the planner runs
+    // steps together, an import may be running) never pass the limit together.
+    return this.prisma.$transaction(async (transaction): Promise<ContactResult<{ effect: 'created'; contact: ContactView }>> => {
+      await lockUserRows(transaction, 'contacts', userId);
+      const count = await transaction.contact.count({ where: { userId } });
+      if (count >= this.options.maxPerUser) return { ok: false, error: `The user already has ${count.toLocaleString('en-US')} contacts, the most Herald keeps. Nothing was saved.` };
+      const now = this.clock.now();
+      const contact = await transaction.contact.create({
+        data: { userId, name: input.name.trim(), nicknames: data.value.nicknames ?? [], phones: data.value.phones ?? [], emails: data.value.emails ?? [], relationship: data.value.relationship ?? null, birthday: data.value.birthday ?? null, notes: data.value.notes ?? null, source: 'user', createdAt: now, updatedAt: now },
+      });
+      return { ok: true, value: { effect: 'created', contact: toView(contact) } };
     });
-    return { ok: true, value: { effect: 'created', contact: toView(contact) } };
   }
 
   /** Changes a contact: given lists (phones, emails, nicknames) are added to, other fields replaced. */
@@ -157,6 +182,10 @@ export class ContactService {
       birthday: data.value.birthday ?? existing.birthday,
       notes: data.value.notes ?? existing.notes,
     };
+    // Lists are added to: the sum is held to the same limit as one call.
+    for (const [what, values, before] of [['nicknames', next.nicknames, existing.nicknames], ['phone numbers', next.phones, existing.phones], ['email addresses', next.emails, existing.emails]] as const) {
+      if (values.length > CONTACT_LIMITS.valuesPerField && values.length > before.length) return { ok: false, error: `${existing.name} would have ${values.length} ${what}; a contact keeps at most ${CONTACT_LIMITS.valuesPerField}. Nothing was saved.` };
+    }
     if (JSON.stringify(next) === JSON.stringify({ name: existing.name, nicknames: existing.nicknames, phones: existing.phones, emails: existing.emails, relationship: existing.relationship, birthday: existing.birthday, notes: existing.notes })) {
       return { ok: true, value: { effect: 'unchanged', contact: toView(existing) } };
     }
@@ -173,64 +202,65 @@ export class ContactService {
   }
 
   /**
-   * Imports a vCard file (an attachment) or an address book's cards: a card already
-   * imported from the same place (same UID) is updated, the rest created, up to the
-   * user's limit; what is past the limit, and what could not be read, is reported.
+   * Imports vCard text (an attachment, or each card of an address book): read in a parse
+   * worker with its time budget (a ParseBudgetError past it, and nothing written), held to
+   * CONTACT_LIMITS, cards sharing a UID merged (the last wins); then a card already imported
+   * from the same place (same UID) is updated, the rest created, up to the user's limit. The
+   * report counts what was created, updated, merged, left out by the limit, refused and
+   * unreadable.
    */
-  async importVcards(
-    userId: string,
-    text: string,
-    from: { source: Exclude<ContactSource, 'user'>; connectionId?: string | undefined; country?: CountryCode | undefined },
-  ): Promise<ImportReport> {
-    const parsed = parseVcards(text);
-    // A card without a UID gets one from what it says, so the same card sent again (or a turn
-    // run again after a crash) updates its contact instead of adding a second one.
-    const contacts = parsed.contacts.map((card) => (card.uid ? card : { ...card, uid: `herald-${createHash('sha256').update(JSON.stringify([card.name, card.emails, card.phones])).digest('hex').slice(0, 24)}` }));
-    return this.importContacts(userId, contacts, from, parsed.problems);
+  async importVcards(userId: string, text: string | readonly string[], from: ImportSource): Promise<ImportReport> {
+    const prepared = await this.parsing().run<PreparedImport>(PREPARATION, 'prepareVcardImport', [typeof text === 'string' ? [text] : text, from.country]);
+    return this.write(userId, prepared, from);
   }
 
-  /** Imports contacts already read (vCards, Google's People API), as {@link importVcards}. */
-  async importContacts(
-    userId: string,
-    contacts: VcardContact[],
-    from: { source: Exclude<ContactSource, 'user'>; connectionId?: string | undefined; country?: CountryCode | undefined },
-    problems: string[] = [],
-  ): Promise<ImportReport> {
-    const report: ImportReport = { created: 0, updated: 0, skipped: 0, problems };
+  /** Imports contacts already read (Google's People API), as {@link importVcards}. */
+  async importContacts(userId: string, contacts: VcardContact[], from: ImportSource): Promise<ImportReport> {
+    const prepared = await this.parsing().run<PreparedImport>(PREPARATION, 'prepareContactsImport', [contacts, from.country]);
+    return this.write(userId, prepared, from);
+  }
+
+  private parsing(): ParseWorkers {
+    return this.options.parsing ?? sharedParseWorkers();
+  }
+
+  /**
+   * Writes a prepared import in one transaction under the user's contacts lock: the updates as
+   * one statement per {@link WRITE_BATCH} rows, the new contacts likewise (a 5,000-card
+   * re-import is a handful of statements, not 5,000 round trips).
+   */
+  private async write(userId: string, prepared: PreparedImport, from: ImportSource): Promise<ImportReport> {
+    const report: ImportReport = { created: 0, updated: 0, merged: prepared.merged, skipped: 0, refused: prepared.refused, unread: prepared.unread, problems: prepared.problems, refusals: prepared.refusals };
     const now = this.clock.now();
     await this.prisma.$transaction(async (transaction) => {
-      await transaction.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`contacts:${userId}`}, 0))`;
+      await lockUserRows(transaction, 'contacts', userId);
       let count = await transaction.contact.count({ where: { userId } });
       const known = new Map(
         (await transaction.contact.findMany({ where: { userId, source: from.source, sourceUid: { not: null } }, select: { id: true, sourceUid: true } })).map((row) => [row.sourceUid!, row.id]),
       );
+      const updates: Array<PreparedContact & { id: string }> = [];
       const creates: Prisma.ContactCreateManyInput[] = [];
-      for (const card of contacts) {
-        const data = {
-          name: card.name.slice(0, 200),
-          nicknames: unique(card.nicknames).slice(0, 10),
-          phones: unique(card.phones.map((phone) => normalizePhone(phone, from.country))).slice(0, 10),
-          emails: unique(card.emails).slice(0, 10),
-          relationship: card.relationship ?? null,
-          birthday: card.birthday ?? null,
-          notes: card.notes ?? null,
-          sourceConnectionId: from.connectionId ?? null,
-          updatedAt: now,
-        };
-        const existingId = card.uid ? known.get(card.uid) : undefined;
-        if (existingId) {
-          await transaction.contact.update({ where: { id: existingId }, data });
-          report.updated += 1;
-        } else if (count >= this.options.maxPerUser) {
-          report.skipped += 1;
-        } else {
-          creates.push({ ...data, userId, source: from.source, sourceUid: card.uid ?? null, createdAt: now });
-          if (card.uid) known.set(card.uid, 'pending');
+      // Prepared contacts have distinct UIDs (same-UID cards were merged), so each is one row.
+      for (const contact of prepared.contacts) {
+        const existingId = known.get(contact.uid);
+        if (existingId) updates.push({ ...contact, id: existingId });
+        else if (count >= this.options.maxPerUser) report.skipped += 1;
+        else {
+          const { uid, ...fields } = contact;
+          creates.push({ ...fields, userId, source: from.source, sourceUid: uid, sourceConnectionId: from.connectionId ?? null, createdAt: now, updatedAt: now });
           count += 1;
-          report.created += 1;
         }
       }
-      for (let start = 0; start < creates.length; start += 1000) await transaction.contact.createMany({ data: creates.slice(start, start + 1000) });
+      for (let start = 0; start < updates.length; start += WRITE_BATCH) {
+        const rows = JSON.stringify(updates.slice(start, start + WRITE_BATCH).map(({ uid: _uid, ...row }) => row));
+        report.updated += await transaction.$executeRaw`
+          UPDATE "Contact" AS c
+          SET "name" = r."name", "nicknames" = r."nicknames", "phones" = r."phones", "emails" = r."emails", "relationship" = r."relationship",
+              "birthday" = r."birthday", "notes" = r."notes", "sourceConnectionId" = ${from.connectionId ?? null}::uuid, "updatedAt" = ${sqlTimestamp(now)}::timestamp
+          FROM jsonb_to_recordset(${rows}::jsonb) AS r("id" uuid, "name" text, "nicknames" text[], "phones" text[], "emails" text[], "relationship" text, "birthday" text, "notes" text)
+          WHERE c."id" = r."id" AND c."userId" = ${userId}::uuid`;
+      }
+      for (let start = 0; start < creates.length; start += WRITE_BATCH) report.created += (await transaction.contact.createMany({ data: creates.slice(start, start + WRITE_BATCH) })).count;
     }, { timeout: 60_000 });
     return report;
   }
@@ -241,14 +271,40 @@ export class ContactService {
     return count;
   }
 
+  /**
+   * What the model passed, checked before anything is matched or stored (issue 32): every value
+   * within CONTACT_LIMITS, or the call is refused whole with the reason, so the model can say it
+   * and nothing is stored cut without the user knowing.
+   */
   private clean(input: ContactInput, country?: CountryCode): ContactResult<CleanContact> {
+    const tooLong = (what: string, value: string, cap: number): ContactResult<never> => ({
+      ok: false,
+      error: `${what} "${value.slice(0, 40)}…" is ${value.length.toLocaleString('en-US')} characters long; Herald keeps at most ${cap}. Nothing was saved.`,
+    });
+    const tooMany = (what: string, values: readonly string[]): ContactResult<never> | undefined =>
+      values.length > CONTACT_LIMITS.valuesPerField ? { ok: false, error: `${values.length} ${what} were given; a contact keeps at most ${CONTACT_LIMITS.valuesPerField}. Nothing was saved.` } : undefined;
+    const name = input.name?.trim();
+    if (name && name.length > CONTACT_LIMITS.name) return tooLong('The name', name, CONTACT_LIMITS.name);
+    const checks: Array<[string, readonly string[] | undefined, number]> = [
+      ['The nickname', input.nicknames, CONTACT_LIMITS.nickname],
+      ['The phone number', input.phones, CONTACT_LIMITS.phone],
+      ['The email address', input.emails, CONTACT_LIMITS.email],
+      ['The relationship', input.relationship ? [input.relationship] : undefined, CONTACT_LIMITS.relationship],
+      ['The note', input.notes ? [input.notes] : undefined, CONTACT_LIMITS.notes],
+    ];
+    for (const [what, values, cap] of checks) {
+      const long = values?.map((value) => value.trim()).find((value) => value.length > cap);
+      if (long !== undefined) return tooLong(what, long, cap);
+    }
+    const many = tooMany('nicknames', input.nicknames ?? []) ?? tooMany('phone numbers', input.phones ?? []) ?? tooMany('email addresses', input.emails ?? []);
+    if (many) return many;
     const emails = input.emails?.map((email) => email.trim().toLowerCase());
     const badEmail = emails?.find((email) => !isEmailAddress(email));
-    if (badEmail) return { ok: false, error: `"${badEmail}" is not an email address. Nothing was saved.` };
+    if (badEmail !== undefined) return { ok: false, error: `"${badEmail}" is not an email address. Nothing was saved.` };
     let birthday: string | undefined;
     if (input.birthday) {
       birthday = parseBirthday(input.birthday);
-      if (!birthday) return { ok: false, error: `"${input.birthday}" is not a birthday: give YYYY-MM-DD, or --MM-DD without the year. Nothing was saved.` };
+      if (!birthday) return { ok: false, error: `"${input.birthday.slice(0, 40)}" is not a birthday: give YYYY-MM-DD, or --MM-DD without the year. Nothing was saved.` };
     }
     return {
       ok: true,

@@ -34,7 +34,7 @@ const pageSchema = z.object({ connections: z.array(personSchema).optional(), nex
 const two = (value: number) => String(value).padStart(2, '0');
 
 /** A People API person as a contact (undefined for one with no name, email or nickname). */
-export function contactOfPerson(person: z.infer<typeof personSchema>): VcardContact | undefined {
+function contactOfPerson(person: z.infer<typeof personSchema>): VcardContact | undefined {
   const values = (list: Array<{ value?: string | undefined }> | undefined) => (list ?? []).map((item) => item.value?.trim() ?? '').filter(Boolean);
   const nicknames = values(person.nicknames);
   const emails = values(person.emailAddresses).map((email) => email.toLowerCase());

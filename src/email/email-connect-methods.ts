@@ -3,7 +3,7 @@ import { defineConnectMethod, type ConnectMethod } from '../connections/connect-
 import type { EmailService } from './email-service.js';
 
 /** A mail service's servers, so people only type their address and app password. */
-export interface MailPreset {
+interface MailPreset {
   label: string;
   imapUrl: string;
   smtpUrl: string;
@@ -14,7 +14,7 @@ export interface MailPreset {
 }
 
 /** The big providers' IMAP/SMTP servers (their published settings). */
-export const MAIL_PRESETS: Record<string, MailPreset> = {
+const MAIL_PRESETS: Record<string, MailPreset> = {
   gmail: { label: 'Gmail', imapUrl: 'imaps://imap.gmail.com:993', smtpUrl: 'smtps://smtp.gmail.com:465', sentSavedByServer: true, appPasswordHelp: 'myaccount.google.com → Security → App passwords (needs 2-Step Verification)' },
   outlook: { label: 'Outlook', imapUrl: 'imaps://outlook.office365.com:993', smtpUrl: 'smtp://smtp-mail.outlook.com:587', sentSavedByServer: true, appPasswordHelp: 'account.microsoft.com → Security → Advanced security options → App passwords' },
   icloud: { label: 'iCloud Mail', imapUrl: 'imaps://imap.mail.me.com:993', smtpUrl: 'smtp://smtp.mail.me.com:587', sentSavedByServer: false, appPasswordHelp: 'appleid.apple.com → Sign-In and Security → App-Specific Passwords' },
@@ -33,7 +33,7 @@ const port = z
   .refine((value) => value === '' || (/^\d{1,5}$/.test(value) && Number(value) > 0 && Number(value) < 65536), 'Enter a port number, such as 993.');
 
 /** The IMAP connect form's values. */
-export const imapFormSchema = z
+const imapFormSchema = z
   .object({
     service: z.enum(['gmail', 'outlook', 'icloud', 'fastmail', 'yahoo', 'other'], { message: 'Choose your mail service.' }),
     address: z.string().trim().toLowerCase().email('Enter your email address.'),
@@ -50,10 +50,10 @@ export const imapFormSchema = z
     if (!values.imapHost) context.addIssue({ code: 'custom', path: ['imapHost'], message: 'Enter the incoming (IMAP) server, such as imap.example.com.' });
     if (!values.smtpHost) context.addIssue({ code: 'custom', path: ['smtpHost'], message: 'Enter the outgoing (SMTP) server, such as smtp.example.com.' });
   });
-export type ImapFormValues = z.output<typeof imapFormSchema>;
+type ImapFormValues = z.output<typeof imapFormSchema>;
 
 /** The account the form describes: a preset's servers, or the ones typed in. */
-export function accountFromForm(values: ImapFormValues) {
+function accountFromForm(values: ImapFormValues) {
   const preset = values.service === 'other' ? undefined : MAIL_PRESETS[values.service];
   const tls = values.security === 'tls';
   const imapUrl = preset?.imapUrl ?? `${tls ? 'imaps' : 'imap'}://${values.imapHost}:${values.imapPort || (tls ? 993 : 143)}`;

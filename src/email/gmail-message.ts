@@ -3,13 +3,14 @@ import addressparser from 'nodemailer/lib/addressparser';
 import { unsubscribeLinks, type MailAddress, type MailMessage, type MailSummary } from './mail-message.js';
 import { decodeBytes, decodeMimeWords } from './mime-words.js';
 import { capText, readableText, snippetOf } from './mail-text.js';
+import { MAX_HEADER_LENGTH } from './mime-parts.js';
 
 type GmailMessage = gmail_v1.Schema$Message;
 type GmailPart = gmail_v1.Schema$MessagePart;
 
-/** A search result line: the headers, and a snippet of the readable text. */
-export function toSummary(message: GmailMessage): MailSummary {
-  const { id, from, to, subject, date, unread, snippet, hasAttachments } = toMessage(message);
+/** A search result line: the headers, and a snippet of the readable text (of a message {@link toMessage} read). */
+export function summaryOf(message: MailMessage): MailSummary {
+  const { id, from, to, subject, date, unread, snippet, hasAttachments } = message;
   return { id, from, to, subject, date, unread, snippet, hasAttachments };
 }
 
@@ -57,7 +58,7 @@ export function toMessage(message: GmailMessage): MailMessage {
 }
 
 /** Parsed address header: names decoded, groups flattened, empty addresses dropped. */
-export function addresses(value: string | undefined): MailAddress[] {
+function addresses(value: string | undefined): MailAddress[] {
   if (!value) return [];
   return addressparser(value, { flatten: true })
     .filter((entry) => entry.address)
@@ -67,12 +68,12 @@ export function addresses(value: string | undefined): MailAddress[] {
     });
 }
 
-/** A part's headers by lower-cased name (the first of each). */
+/** A part's headers by lower-cased name (the first of each); a field longer than MAX_HEADER_LENGTH is left out, as for IMAP. */
 function headerMap(part: GmailPart | undefined): Map<string, string> {
   const map = new Map<string, string>();
   for (const header of part?.headers ?? []) {
     const name = header.name?.toLowerCase();
-    if (name && !map.has(name)) map.set(name, header.value ?? '');
+    if (name && !map.has(name) && (header.value ?? '').length <= MAX_HEADER_LENGTH) map.set(name, header.value ?? '');
   }
   return map;
 }

@@ -4,7 +4,8 @@ import type { ConnectionRecord } from '../connections/connection-store.js';
 import { GoogleAccessRevokedError, isInvalidGrant, type GoogleAccounts } from '../connections/google-accounts.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { toMessage, toSummary } from './gmail-message.js';
+import { summaryOf } from './gmail-message.js';
+import { readGmailMessagesOffLoop } from './mail-reading.js';
 import { gmailQuery } from './gmail-query.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, type MailMessage, type MailQuery, type MailSearchResult, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
@@ -15,7 +16,7 @@ export const GMAIL_READ_SCOPE = 'https://www.googleapis.com/auth/gmail.readonly'
 /** Sending as the user (no reading). */
 export const GMAIL_SEND_SCOPE = 'https://www.googleapis.com/auth/gmail.send';
 /** Changing labels (archive, read/unread, label, trash): never deleting for good, no settings. */
-export const GMAIL_MODIFY_SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
+const GMAIL_MODIFY_SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
 /** What "connect my email" asks Google for: read, send and file, nothing else (no settings, no deleting for good). */
 export const GMAIL_SCOPES = [GMAIL_READ_SCOPE, GMAIL_SEND_SCOPE, GMAIL_MODIFY_SCOPE];
 
@@ -63,7 +64,8 @@ export class GmailProvider implements MailProvider {
     const ids = (listed.data.messages ?? []).flatMap((message) => (message.id ? [message.id] : [])).slice(0, limit);
     // In full: the snippet is made from the text a person sees (Gmail's own can carry hidden text).
     const found = await inBatches(ids, (id) => this.fetch(api, id));
-    const messages = found.flatMap((message) => (message ? [toSummary(message)] : [])).sort((left, right) => right.date.getTime() - left.date.getTime());
+    const read = await readGmailMessagesOffLoop(found.filter((message) => message !== undefined));
+    const messages = read.map(summaryOf).sort((left, right) => right.date.getTime() - left.date.getTime());
     return { total: Math.max(listed.data.resultSizeEstimate ?? 0, messages.length), messages };
   }
 
@@ -72,7 +74,8 @@ export class GmailProvider implements MailProvider {
     if (wanted.length === 0) return [];
     const api = await this.api();
     const found = await inBatches(wanted, (id) => this.fetch(api, id));
-    const byId = new Map(found.flatMap((message) => (message?.id ? [[message.id, toMessage(message)] as const] : [])));
+    const read = await readGmailMessagesOffLoop(found.filter((message): message is gmail_v1.Schema$Message => Boolean(message?.id)));
+    const byId = new Map(read.map((message) => [message.id, message] as const));
     return ids.flatMap((id) => {
       const message = byId.get(id);
       return message ? [message] : [];

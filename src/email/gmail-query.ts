@@ -32,6 +32,7 @@ export function gmailQuery(query: MailQuery): string {
 /** A value as one quoted Gmail term, or undefined when nothing searchable is left. */
 function quote(value: string | undefined): string | undefined {
   // Control characters, quotes and backslashes cannot be escaped inside Gmail's quotes.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
   const cleaned = (value ?? '').replace(/[\u0000-\u001f\u007f"\\]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
   return cleaned ? `"${cleaned}"` : undefined;
 }

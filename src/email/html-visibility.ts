@@ -39,7 +39,7 @@ function pixels(value: string | undefined): number | undefined {
 }
 
 /** Whether an element's own attributes and inline style hide it, whatever its colours. */
-export function hiddenByAttributes(attributes: Record<string, string | undefined>): boolean {
+function hiddenByAttributes(attributes: Record<string, string | undefined>): boolean {
   if (attributes.hidden !== undefined) return true;
   if (attributes['aria-hidden'] === 'true' && /display|visibility|font-size|opacity/i.test(attributes.style ?? '')) return true;
   const style = compactStyle(attributes.style);
@@ -53,17 +53,17 @@ export function hiddenByAttributes(attributes: Record<string, string | undefined
   };
   const offset = (name: string) => (pixels(property(style, name)) ?? 0) <= -999;
   return (
-    /(^|;)display:none/.test(style) ||
-    /(^|;)visibility:(hidden|collapse)/.test(style) ||
+    /(?:^|;)display:none/.test(style) ||
+    /(?:^|;)visibility:(?:hidden|collapse)/.test(style) ||
     (opacity !== undefined && parseFloat(opacity) < 0.05) ||
     (fontSize !== undefined && fontSize <= 1) ||
     (clipped && (tiny('height') || tiny('max-height') || tiny('width') || tiny('max-width'))) ||
     // Pushed off the screen: a classic for text meant for machines only.
-    (/(^|;)position:(absolute|fixed)/.test(style) && ['left', 'top', 'right', 'bottom', 'margin-left', 'margin-top'].some(offset)) ||
+    (/(?:^|;)position:(?:absolute|fixed)/.test(style) && ['left', 'top', 'right', 'bottom', 'margin-left', 'margin-top'].some(offset)) ||
     offset('text-indent') ||
-    /(^|;)clip:rect\(0(px)?[, ]0(px)?[, ]0(px)?[, ]0(px)?\)/.test(style) ||
-    /(^|;)clip-path:inset\((50|100)%\)/.test(style) ||
-    /(^|;)transform:scale\(0(\.0+)?\)/.test(style)
+    /(?:^|;)clip:rect\(0(?:px)?[, ]0(?:px)?[, ]0(?:px)?[, ]0(?:px)?\)/.test(style) ||
+    /(?:^|;)clip-path:inset\((?:50|100)%\)/.test(style) ||
+    /(?:^|;)transform:scale\(0(?:\.0+)?\)/.test(style)
   );
 }
 
@@ -123,13 +123,13 @@ export function visibilityFormatter(html: string): FormatCallback {
 export function hiddenByStylesheet(html: string): string[] {
   const found = new Set<string>();
   for (const block of html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)) {
-    const css = block[1]!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/@(media|supports|container)[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/gi, '');
+    const css = block[1]!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/@(?:media|supports|container)[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/gi, '');
     // A rule's selector starts at the text's start or right after the previous rule: one try each.
     for (const rule of css.matchAll(/(?<=^|\})([^{}]+)\{([^{}]*)\}/g)) {
       const body = rule[2]!.toLowerCase().replace(/\s+/g, '');
-      if (!/(^|;)(display:none|visibility:hidden|font-size:0(px|pt|em|rem|%)?(;|$|!)|opacity:0(;|$|!))/.test(body)) continue;
+      if (!/(?:^|;)(?:display:none|visibility:hidden|font-size:0(?:px|pt|em|rem|%)?(?:;|$|!)|opacity:0(?:;|$|!))/.test(body)) continue;
       for (const selector of rule[1]!.split(',').map((part) => part.trim())) {
-        if (/^([a-z][a-z0-9]*)?[.#][a-z_-][a-z0-9_-]*$/i.test(selector)) found.add(selector);
+        if (/^(?:[a-z][a-z0-9]*)?[.#][a-z_-][\w-]*$/i.test(selector)) found.add(selector);
       }
     }
   }

@@ -8,8 +8,9 @@ import { ImapSession, parseMailServerUrl } from './imap-session.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MailError, unsubscribeLinks, type MailMessage, type MailQuery, type MailSearchResult, type MailSummary, type OutgoingMail, type SentMail } from './mail-message.js';
 import type { MailProvider } from './mail-provider.js';
 import { fileInInbox, type FilingResult, type MailFiling } from './mail-filing.js';
-import { capText, readableText, snippetOf } from './mail-text.js';
-import { addressesOf, parseHeadersAndPart, preferredPart, referencesOf, textPartsOf } from './mime-parts.js';
+import { readImapMailsOffLoop, type ImapMailPieces, type ReadMail } from './mail-reading.js';
+import { snippetOf } from './mail-text.js';
+import { preferredPart, textPartsOf } from './mime-parts.js';
 import { composeMail, sendComposed } from './smtp-sender.js';
 
 /** An IMAP connection's settings (not secret). */
@@ -97,7 +98,7 @@ export class ImapMailProvider implements MailProvider {
             return date !== undefined && (!query.since || date >= query.since) && (!query.before || date < query.before);
           });
         }
-        const newest = dates ? [...uids].sort((left, right) => dates!.get(right)!.getTime() - dates!.get(left)!.getTime() || right - left) : [...uids].sort((left, right) => right - left);
+        const newest = dates ? [...uids].sort((left, right) => dates.get(right)!.getTime() - dates.get(left)!.getTime() || right - left) : [...uids].sort((left, right) => right - left);
         const chosen = newest.slice(0, limit);
         const summaries = await this.summaries(client, uidValidity, chosen);
         return { total: uids.length, messages: chosen.map((uid) => summaries.get(uid)).filter((summary): summary is MailSummary => summary !== undefined) };
@@ -123,22 +124,21 @@ export class ImapMailProvider implements MailProvider {
             return part?.part ? [{ uid: message.uid, key: part.part, maxBytes: TEXT_PART_BYTES }] : [];
           }),
         );
-        for (const { message, parts } of chosen) {
+        const read = await readImapMailsOffLoop(chosen.map(({ message, parts }) => pieces(message.headers ?? Buffer.alloc(0), preferredPart(parts), texts.get(message.uid))));
+        for (const [index, { message, parts }] of chosen.entries()) {
           const part = preferredPart(parts);
-          const bytes = texts.get(message.uid);
-          const parsed = await parseHeadersAndPart(message.headers ?? Buffer.alloc(0), part && bytes ? { node: part, bytes } : undefined);
-          const capped = capText(readableText(textOf(parsed, part)));
-          const summary = summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, capped.text);
+          const mail = read[index]!;
+          const summary = summaryOf(uidValidity, message.uid, mail, message.flags, message.internalDate, parts.attachments.length > 0);
           found.set(message.uid, {
             ...summary,
-            cc: addressesOf(parsed.cc),
-            replyTo: addressesOf(parsed.replyTo),
-            messageId: parsed.messageId ? bracketed(parsed.messageId) : undefined,
-            references: referencesOf(parsed).map(bracketed),
-            text: capped.text,
-            truncated: capped.truncated || (part?.size !== undefined && part.size > TEXT_PART_BYTES),
+            cc: mail.cc,
+            replyTo: mail.replyTo,
+            messageId: mail.messageId ? bracketed(mail.messageId) : undefined,
+            references: mail.references.map(bracketed),
+            text: mail.text,
+            truncated: mail.truncated || (part?.size !== undefined && part.size > TEXT_PART_BYTES),
             attachments: parts.attachments,
-            unsubscribe: unsubscribeLinks(parsed.headerLines.find((header) => header.key === 'list-unsubscribe')?.line.replace(/^[^:]*:/, '')),
+            unsubscribe: unsubscribeLinks(mail.unsubscribe),
           });
         }
         return wanted.map((id) => found.get(id.uid)).filter((message): message is MailMessage => message !== undefined);
@@ -188,7 +188,7 @@ export class ImapMailProvider implements MailProvider {
         const folders = await client.list();
         let sent = folders.find((folder) => folder.specialUse === '\\Sent')?.path;
         if (!sent) {
-          sent = folders.find((folder) => /^(sent|sent items|sent messages)$/i.test(folder.name))?.path ?? 'Sent';
+          sent = folders.find((folder) => /^(?:sent|sent items|sent messages)$/i.test(folder.name))?.path ?? 'Sent';
           if (!folders.some((folder) => folder.path === sent)) await client.mailboxCreate(sent);
         }
         await client.append(sent, raw, ['\\Seen'], this.options.clock.now());
@@ -227,12 +227,9 @@ export class ImapMailProvider implements MailProvider {
         return part?.part ? [{ uid: message.uid, key: part.part, maxBytes: part === parts.plain ? SNIPPET_BYTES.plain : SNIPPET_BYTES.html }] : [];
       }),
     );
-    for (const { message, parts } of chosen) {
-      const part = preferredPart(parts);
-      const bytes = snippets.get(message.uid);
-      const parsed = await parseHeadersAndPart(message.headers, part && bytes ? { node: part, bytes } : undefined);
-      const text = readableText(textOf(parsed, part));
-      found.set(message.uid, summaryOf(uidValidity, message.uid, parsed, message.flags, message.internalDate, parts.attachments.length > 0, text));
+    const read = await readImapMailsOffLoop(chosen.map(({ message, parts }) => pieces(message.headers, preferredPart(parts), snippets.get(message.uid))));
+    for (const [index, { message, parts }] of chosen.entries()) {
+      found.set(message.uid, summaryOf(uidValidity, message.uid, read[index]!, message.flags, message.internalDate, parts.attachments.length > 0));
     }
     return found;
   }
@@ -290,36 +287,22 @@ async function partsBytes(client: ImapFlow, wanted: Array<{ uid: number; key: st
   return bytes;
 }
 
-function summaryOf(
-  uidValidity: string,
-  uid: number,
-  parsed: Awaited<ReturnType<typeof parseHeadersAndPart>>,
-  flags: Set<string> | undefined,
-  internalDate: Date | string | undefined,
-  hasAttachments: boolean,
-  text: string,
-): MailSummary {
-  const from = addressesOf(parsed.from)[0] ?? { address: '' };
+function summaryOf(uidValidity: string, uid: number, mail: ReadMail, flags: Set<string> | undefined, internalDate: Date | string | undefined, hasAttachments: boolean): MailSummary {
   return {
     id: `${uidValidity}:${uid}`,
-    from,
-    to: addressesOf(parsed.to),
-    subject: parsed.subject ?? '',
-    date: internalDate ? new Date(internalDate) : (parsed.date ?? new Date(0)),
+    from: mail.from ?? { address: '' },
+    to: mail.to,
+    subject: mail.subject,
+    date: internalDate ? new Date(internalDate) : (mail.date ?? new Date(0)),
     unread: !(flags?.has('\\Seen') ?? false),
-    snippet: snippetOf(text),
+    snippet: snippetOf(mail.text),
     hasAttachments,
   };
 }
 
-/**
- * The text or the HTML of the part that was read. mailparser also makes a `text` from an
- * HTML-only mail, with its own converter that keeps hidden elements and link targets: it
- * is not used.
- */
-function textOf(parsed: Awaited<ReturnType<typeof parseHeadersAndPart>>, part: MessageStructureObject | undefined): { text?: string | undefined; html?: string | undefined } {
-  if (part?.type.toLowerCase() === 'text/html') return { html: typeof parsed.html === 'string' ? parsed.html : '' };
-  return { text: parsed.text };
+/** A message's header block and chosen text part, for the parse worker. */
+function pieces(headers: Buffer, part: MessageStructureObject | undefined, bytes: Buffer | undefined): ImapMailPieces {
+  return { headers, part: part && bytes ? { node: part, bytes } : undefined };
 }
 
 function parseId(id: string): { validity: string; uid: number } | undefined {

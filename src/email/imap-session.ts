@@ -79,7 +79,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNR
 function connectionLost(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
   if (code && (CONNECTION_LOST.has(code) || UNREACHABLE.has(code))) return true;
-  return error instanceof Error && /connection (not available|closed|lost)|socket (closed|hang up)|unexpected close/i.test(error.message);
+  return error instanceof Error && /connection (?:not available|closed|lost)|socket (?:closed|hang up)|unexpected close/i.test(error.message);
 }
 
 /**
@@ -144,7 +144,7 @@ export class ImapSession {
       greetingTimeout: timeoutMs,
       socketTimeout: Math.max(timeoutMs * 3, 30_000),
       clientInfo: { name: 'Herald' },
-    } as ConstructorParameters<typeof ImapFlow>[0]);
+    });
     // A dropped connection emits 'error'; the next call notices the client is unusable.
     client.on('error', (error: unknown) => this.options.logger?.debug({ code: (error as { code?: string }).code }, 'IMAP connection error'));
     try {

@@ -70,7 +70,7 @@ export function unsubscribeLinks(header: string | undefined): string[] {
   if (!header) return [];
   return [...header.matchAll(/<\s*([^<>\s]+)\s*>/g)]
     .map((match) => match[1]!)
-    .filter((uri) => /^(https:\/\/|mailto:)/i.test(uri) && uri.length <= 500)
+    .filter((uri) => /^(?:https:\/\/|mailto:)/i.test(uri) && uri.length <= 500)
     .slice(0, 3);
 }
 

@@ -5,7 +5,7 @@ import { trimEndOf } from '../shared/text-ends.js';
 /** The most characters of a mail's text the tools ever hand on (the rest is cut, and said so). */
 export const MAIL_TEXT_CAP = 4000;
 /** A search result's snippet. */
-export const SNIPPET_LENGTH = 160;
+const SNIPPET_LENGTH = 160;
 
 /** HTML as the text a person sees (src/email/html-visibility.ts): hidden elements, scripts, styles, images and quoted replies left out, links as their words. */
 export function htmlToReadableText(html: string): string {
@@ -37,7 +37,7 @@ export function htmlToReadableText(html: string): string {
       { selector: 'td', format: 'inline' },
       { selector: 'th', format: 'inline' },
     ],
-    limits: { maxInputLength: 2_000_000 },
+    limits: { maxInputLength: 2_000_000, maxDepth: 100 },
   });
 }
 
@@ -52,11 +52,11 @@ export function trimQuotedHistory(text: string): string {
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index]!;
     const next = lines.slice(index + 1, index + 3).join(' ');
-    if (/^\s*-{2,}\s*(Original Message|Forwarded message)\s*-{2,}\s*$/i.test(line)) break;
-    if (/^\s*On\b.{0,200}\bwrote:\s*$/i.test(line) && (next.trim() === '' || /^\s*>/.test(lines[index + 1] ?? '') || /^\s*>/.test(lines[index + 2] ?? ''))) break;
+    if (/^\s*-{2,}\s*(?:Original Message|Forwarded message)\s*-{2,}\s*$/i.test(line)) break;
+    if (/^\s*On\b.{1,200}\bwrote:\s*$/i.test(line) && (next.trim() === '' || /^\s*>/.test(lines[index + 1] ?? '') || /^\s*>/.test(lines[index + 2] ?? ''))) break;
     // "On Tue, 3 Mar 2026 at 09:00, Dana Levi <dana@example.com>" + "wrote:" on the next line.
     if (/^\s*On\b.{0,200}$/i.test(line) && /^\s*.{0,80}wrote:\s*$/i.test(lines[index + 1] ?? '') && /^\s*>/.test(lines[index + 2] ?? '')) break;
-    if (/^\s*From:\s.+/i.test(line) && /^\s*(Sent|Date):\s/i.test(lines[index + 1] ?? '')) break;
+    if (/^\s*From:\s.+/i.test(line) && /^\s*(?:Sent|Date):\s/i.test(lines[index + 1] ?? '')) break;
     if (/^\s*>/.test(line)) continue;
     kept.push(line);
   }
@@ -64,7 +64,7 @@ export function trimQuotedHistory(text: string): string {
 }
 
 /** Tidy whitespace: no trailing spaces, at most one blank line in a row, no invisible characters. */
-export function tidyText(text: string): string {
+function tidyText(text: string): string {
   return text
     .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
     .replace(/\u00A0/g, ' ')

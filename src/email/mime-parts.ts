@@ -63,20 +63,40 @@ export async function parseHeadersAndPart(headers: Buffer, part?: { node: Messag
   return simpleParser(synthetic, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true, keepCidLinks: false });
 }
 
-/** Removes the message-level Content-* and MIME-Version headers (with their folded lines) and the blank line that ends the block. */
+/**
+ * The longest header field Herald reads, unfolded, in characters (RFC 5322 allows 998 per
+ * physical line; a long References or a DKIM signature stays well under this). A longer field
+ * is left out before parsing, and a header block is read up to {@link MAX_HEADER_BLOCK}: a
+ * mailbox controls both, and neither is ever stored (issue 32).
+ */
+export const MAX_HEADER_LENGTH = 16_000;
+
+/** The most of a message's header block read, in characters; the fields past it are left out. */
+const MAX_HEADER_BLOCK = 256 * 1024;
+
+/**
+ * Removes the message-level Content-* and MIME-Version headers (with their folded lines) and the
+ * blank line that ends the block; leaves out any field longer than {@link MAX_HEADER_LENGTH} and
+ * everything past {@link MAX_HEADER_BLOCK}.
+ */
 function withoutContentHeaders(headers: Buffer): Buffer {
-  const text = headers.toString('latin1');
+  const text = headers.toString('latin1', 0, Math.min(headers.length, MAX_HEADER_BLOCK));
   const lines = trimEndOf(text, '\r\n').split(/\r?\n/);
   const kept: string[] = [];
-  let skipping = false;
+  let field: string[] = [];
+  let length = 0;
+  const flush = () => {
+    if (field.length > 0 && length <= MAX_HEADER_LENGTH && !/^(?:content-type|content-transfer-encoding|mime-version|content-disposition):/i.test(field[0]!)) kept.push(...field);
+    field = [];
+    length = 0;
+  };
   for (const line of lines) {
-    if (/^[ \t]/.test(line)) {
-      if (!skipping) kept.push(line);
-      continue;
-    }
-    skipping = /^(content-type|content-transfer-encoding|mime-version|content-disposition):/i.test(line);
-    if (!skipping) kept.push(line);
+    const continues = line.startsWith(' ') || line.startsWith('\t');
+    if (!continues) flush();
+    length += line.length;
+    if (length <= MAX_HEADER_LENGTH) field.push(line);
   }
+  flush();
   return Buffer.from(kept.map((line) => `${line}\r\n`).join(''), 'latin1');
 }
 

@@ -7,7 +7,7 @@ export function decodeMimeWords(value: string): string {
   if (!value.includes('=?')) return value;
   return value
     .replace(/(\?=)\s+(?==\?)/g, '$1')
-    .replace(/=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=/g, (word, charset: string, encoding: string, encoded: string) => {
+    .replace(/=\?([^?\s]+)\?([bq])\?([^?\s]*)\?=/gi, (word, charset: string, encoding: string, encoded: string) => {
       try {
         const bytes = encoding.toUpperCase() === 'B' ? Buffer.from(encoded, 'base64') : quotedPrintableWord(encoded);
         return decodeBytes(bytes, charset.split('*')[0] ?? charset);
@@ -42,7 +42,7 @@ function quotedPrintableWord(encoded: string): Buffer {
   for (let index = 0; index < encoded.length; index += 1) {
     const char = encoded[index]!;
     if (char === '_') bytes.push(0x20);
-    else if (char === '=' && /^[0-9A-Fa-f]{2}$/.test(encoded.slice(index + 1, index + 3))) {
+    else if (char === '=' && /^[0-9A-F]{2}$/i.test(encoded.slice(index + 1, index + 3))) {
       bytes.push(Number.parseInt(encoded.slice(index + 1, index + 3), 16));
       index += 2;
     } else bytes.push(...Buffer.from(char, 'utf8'));

@@ -78,7 +78,7 @@ describe('importing the address book of the CalDAV server', () => {
     const allowed = parseAllowedHosts(`127.0.0.1:${port}`);
     if (!allowed.ok) throw new Error('bad allowed host');
     const importer = new AddressBookImport({ contacts, connections, outbound: new OutboundPolicy({ allowedHosts: new AllowedHosts(allowed.entries) }), timeoutMs: 5_000, logger });
-    expect(await importer.fromCalendarServer(userId)).toEqual({ ok: true, value: { created: 2, updated: 0, skipped: 0, problems: [], addressBooks: 1, account: `Radicale (${USER})` } });
+    expect(await importer.fromCalendarServer(userId)).toEqual({ ok: true, value: { created: 2, updated: 0, merged: 0, skipped: 0, refused: 0, unread: 0, problems: [], refusals: [], addressBooks: 1, account: `Radicale (${USER})` } });
     expect(await database.prisma.contact.findMany({ where: { userId }, orderBy: { name: 'asc' }, select: { name: true, emails: true, source: true, sourceConnectionId: true } })).toEqual([
       { name: 'Bob Stone', emails: ['bob@stone.example'], source: 'carddav', sourceConnectionId: connection.id },
       { name: 'Dana Katz', emails: ['dana@katz.example'], source: 'carddav', sourceConnectionId: connection.id },

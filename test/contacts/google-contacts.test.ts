@@ -64,7 +64,7 @@ describe('Google Contacts', () => {
     const connection = await connect(userId, 'ana@gmail.com', [GOOGLE_CONTACTS_SCOPE]);
     const pages = () => google.apiRequests.filter((request) => request === 'GET /v1/people/me/connections').length;
     const pagesBefore = pages();
-    expect(await service.importFrom(connection)).toEqual({ created: 1_500, updated: 0, skipped: 0, problems: [] });
+    expect(await service.importFrom(connection)).toEqual({ created: 1_500, updated: 0, merged: 0, skipped: 0, refused: 0, unread: 0, problems: [], refusals: [] });
     expect(await database.prisma.contact.findFirst({ where: { userId, sourceUid: 'people/c7' }, select: { name: true, nicknames: true, emails: true, phones: true, birthday: true, source: true, sourceConnectionId: true } })).toEqual({
       name: 'Person 7', nicknames: ['Seven'], emails: ['person7@example.com'], phones: ['+14155550100'], birthday: '--05-14', source: 'google', sourceConnectionId: connection.id,
     });

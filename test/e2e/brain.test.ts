@@ -194,7 +194,7 @@ describe('notes, search and contacts end to end', () => {
     expect(JSON.parse(notesFile.body).notes).toEqual([expect.objectContaining({ title: 'Recipe', body: 'Lentil soup: lentils, cumin, lemon', tags: ['recipe'] })]);
     const vcard = await harness.herald.app.inject({ method: 'GET', url: downloads[1]! });
     expect(vcard.headers['content-type']).toBe('text/vcard; charset=utf-8');
-    expect(parseVcards(vcard.body)).toEqual({ contacts: [expect.objectContaining({ name: 'Mom', phones: ['+972541234567'], birthday: '--05-14', relationship: 'mother' })], problems: [] });
+    expect(parseVcards(vcard.body)).toEqual({ contacts: [expect.objectContaining({ name: 'Mom', phones: ['+972541234567'], birthday: '--05-14', relationship: 'mother' })], problems: [], refusals: [], refused: 0, unread: 0, cards: 1 });
     // A link tampered with is refused like an expired one.
     const tampered = downloads[0]!.replace(/\/p\/([^/]+)\./, (_match, payload: string) => `/p/${payload.slice(0, -2)}AA.`);
     expect((await harness.herald.app.inject({ method: 'GET', url: tampered })).statusCode).toBe(404);

@@ -62,7 +62,7 @@ describe('a vCard sent as an attachment imports contacts', () => {
       'END:VCARD',
       '',
     ].join('\r\n');
-    expect(await sendCard(card, 'text/x-vcard')).toBe("Saved to your contacts from your contact card: 3.\nLines I couldn't read, skipped (2): 12, 13.");
+    expect(await sendCard(card, 'text/x-vcard')).toBe("Saved to your contacts from your contact card: 3 (3 new, 0 updated, 0 merged, 0 refused).\nLines I couldn't read, skipped (2): 12, 13.");
     expect(harness.anthropic.requests).toHaveLength(0);
     expect(await contacts()).toEqual([
       { name: 'Bob Stone', emails: [], phones: [], source: 'vcard' },
@@ -70,14 +70,14 @@ describe('a vCard sent as an attachment imports contacts', () => {
       { name: 'Noa Levi', emails: ['noa@levi.example'], phones: [], source: 'vcard' },
     ]);
     // The same card again: updated, not duplicated (the one without a UID too: it gets one from what it says).
-    expect(await sendCard(card.replace('dana@katz.example', 'dana@new.example'), 'text/vcard', 2)).toMatch(/^Saved to your contacts from your contact card: 3\./);
+    expect(await sendCard(card.replace('dana@katz.example', 'dana@new.example'), 'text/vcard', 2)).toMatch(/^Saved to your contacts from your contact card: 3 \(0 new, 3 updated, 0 merged, 0 refused\)\./);
     const after = await contacts();
     expect(after.filter((contact) => contact.name === 'Dana Katz')).toEqual([{ name: 'Dana Katz', emails: ['dana@new.example'], phones: ['+14155550101'], source: 'vcard' }]);
     expect(after.map((contact) => contact.name)).toEqual(['Bob Stone', 'Dana Katz', 'Noa Levi']);
   });
 
   it('a card of 15 with a limit of 10: 10 saved, the other 5 reported, nothing past the limit stored', async () => {
-    expect(await sendCard(vcardFile(15), 'text/vcard')).toBe('Saved to your contacts from your contact card: 10.\n5 more were not saved: you have reached the limit of 10 contacts.');
+    expect(await sendCard(vcardFile(15), 'text/vcard')).toBe('Saved to your contacts from your contact card: 10 (10 new, 0 updated, 0 merged, 0 refused).\n5 more were not saved: you have reached the limit of 10 contacts.');
     expect(await harness.database.prisma.contact.count({ where: { userId } })).toBe(10);
     expect(harness.anthropic.requests).toHaveLength(0);
   });

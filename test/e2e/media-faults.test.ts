@@ -4,6 +4,8 @@ import { FakeTwilioMediaStore, type MediaBehaviour } from '../fakes/twilio/media
 import { HeraldHarness } from '../helpers/herald-harness.js';
 import { corruptPng, HTML_PAGE, mediaFields, pdf, photo } from '../helpers/media-fixtures.js';
 import { CheckedScript } from '../helpers/model-script.js';
+import { mappedResolver } from '../helpers/outbound.js';
+import { RecordingServer } from '../helpers/recording-server.js';
 import { createUser } from '../reminders/support.js';
 
 /**
@@ -22,8 +24,16 @@ describe('media: bad input and faults', () => {
   let phone: string;
   let userId: string;
 
+  // Where a redirect the outbound policy let through would land: a server on this machine.
+  let trap: RecordingServer;
+
   beforeAll(async () => {
-    harness = await HeraldHarness.start({ env: { MEDIA_MAX_BYTES: String(MAX_BYTES), MEDIA_TIMEOUT_MS: '1500' } });
+    trap = await RecordingServer.start();
+    harness = await HeraldHarness.start({
+      env: { MEDIA_MAX_BYTES: String(MAX_BYTES), MEDIA_TIMEOUT_MS: '1500' },
+      // A public-looking name for the media store that leads to this machine.
+      resolver: mappedResolver({ 'media-store.example.com': ['127.0.0.1'] }),
+    });
   });
   beforeEach(async () => {
     harness.anthropic.reset();
@@ -33,7 +43,7 @@ describe('media: bad input and faults', () => {
     userId = (await createUser(harness, phone)).id;
   });
   afterAll(async () => {
-    await harness.close();
+    await Promise.all([harness.close(), trap.close()]);
   });
 
   const media = () => harness.twilio.media;
@@ -74,6 +84,29 @@ describe('media: bad input and faults', () => {
     // A redirect loop is cut off: the first request only carried credentials.
     expect(media().requests.filter((request) => request.origin === 'store').every((request) => request.authorization === undefined)).toBe(true);
     expect(media().requests.length).toBeLessThanOrEqual(4);
+  });
+
+  it.each<[string, (trapPort: number) => string, string]>([
+    ['the cloud metadata service', () => 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', 'link-local'],
+    ['a private address, over https', () => 'https://10.0.0.7/media.twiliocdn.com/ME1', 'private'],
+    ['localhost (a server listens there)', (port) => `http://localhost:${port}/media.twiliocdn.com/ME1`, 'loopback'],
+    ['a public-looking name that resolves to this machine', (port) => `https://media-store.example.com:${port}/ME1`, 'loopback'],
+  ])("Twilio's redirect to %s: refused by the outbound policy, never fetched; the user is told and the text answered", async (_name, location, reason) => {
+    const url = media().add(await photo(300, 200), 'image/jpeg', { behaviour: { kind: 'redirect-to', location: location(trap.port) } });
+    harness.anthropic.enqueue(
+      checked((request) => {
+        expect(request.lastUserText()).toContain('plan my trip from this');
+        expect(request.lastUserText()).toContain('could not be downloaded (refused_redirect)');
+        return { text: 'Happy to help with the trip.' };
+      }),
+    );
+    expect(await send('plan my trip from this', [{ url, type: 'image/jpeg' }])).toBe("Happy to help with the trip.\n\nI couldn't download your photo. Please send it again.");
+    expect((await rows())[0]).toMatchObject({ status: 'failed', problem: 'refused_redirect', sha256: null });
+    // Twilio's API was asked (with the credentials); nothing else was contacted.
+    expect(media().requests.map((request) => request.origin)).toEqual(['api']);
+    expect(trap.connections).toBe(0);
+    expect(harness.logs.lines.some((line) => line.msg === 'outbound connection refused: not a public address' && line.reason === reason)).toBe(true);
+    expect(harness.logs.lines.some((line) => line.msg === 'media redirect refused by the outbound policy; not fetched')).toBe(true);
   });
 
   it('a slow trickle is cut off by MEDIA_TIMEOUT_MS', async () => {
@@ -141,7 +174,7 @@ describe('media: bad input and faults', () => {
         'Five of them are clear: three photos, a receipt photo and the invoice.',
         '',
         "I can't open attachment 4 (JPEG). I can read photos (JPEG, PNG, WebP, GIF), PDFs and voice notes.",
-        "Saved to your contacts from attachment 5: 1.",
+        'Saved to your contacts from attachment 5: 1 (1 new, 0 updated, 0 merged, 0 refused).',
         "I couldn't download attachment 6. Please send it again.",
         "Attachment 7 seems to be damaged, so I couldn't open it.",
         "I couldn't take attachment 9: it's over my 1 MB limit.",
