@@ -201,6 +201,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   // Observability: metrics when METRICS_TOKEN is set, traces when an OTLP endpoint is; without
   // them both are no-ops and no OpenTelemetry module is loaded.
+  // eslint-disable-next-line prefer-const -- assigned once below; the metrics gauge made before it reads it
   let worker: TurnWorker | undefined;
   const metrics =
     options.metrics ?? (config.observability.metricsToken ? createMetrics({ gauges: databaseGauges(database.pool, () => worker?.activeCount ?? 0), dailyBudgetUsd: config.budgets.dailyUsd }) : noopMetrics);
@@ -280,6 +281,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const outbound = new OutboundPolicy({ allowedHosts: new AllowedHosts(config.connections.allowedHosts), resolver: options.resolver, logger: logger.child({ component: 'outbound' }) });
   const contacts = createContactsModule({ config, prisma, clock });
   // The CalDAV connect page offers the same server's contacts; the importer needs the calendar's connections, so it is made just after.
+  // eslint-disable-next-line prefer-const -- assigned once below; the calendar module made before it reads it
   let addressBooks: AddressBookImport | undefined;
   const calendar = await createCalendarModule({ config, prisma, reminders, outbound, clock, ids, logger, pages, contactLookup: contacts.lookup, people: contacts.contacts, serverContacts: () => (addressBooks ? (userId) => addressBooks!.fromCalendarServer(userId) : undefined) });
   addressBooks = new AddressBookImport({ contacts: contacts.contacts, connections: calendar.connections, outbound, timeoutMs: config.connections.timeoutMs, logger: logger.child({ component: 'contacts' }) });
@@ -315,6 +317,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const dataRights = new DataRights(new MyDataPage(prisma, clock, dataExport), pages, eraser, config.limits.confirmationTtlMs, logger.child({ component: 'data-rights' }));
   // Local mode: files attached in the dev phone are served by Herald's own Twilio-like media API.
   const devMedia = outboundFeed ? new DevMediaStore(() => clock.now().getTime()) : undefined;
+  // eslint-disable-next-line prefer-const -- assigned once the app is built; the media module made before it reads it
   let server: FastifyInstance | undefined;
   const media = createMediaModule({
     config,
@@ -322,6 +325,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     users,
     clock,
     logger,
+    // Every download hop (Twilio's API, its redirect to the media store) goes through src/net.
+    outbound,
     // A vCard sent as an attachment: its contacts imported, up to CONTACTS_MAX_PER_USER.
     cards: { import: (userId, text) => contacts.contacts.importVcards(userId, text, { source: 'vcard' }), maxPerUser: config.brain.maxContactsPerUser },
     dev: devMedia ? { store: devMedia, origin: () => listeningOrigin(server) } : undefined,

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 import { DEV_ACCOUNT_SID, DEV_TWILIO_PREFIX, type DevMediaStore } from '../dev/dev-media-store.js';
 import type { Logger } from '../logging/logger.js';
+import type { OutboundPolicy } from '../net/outbound-policy.js';
 import { isValidTimezone } from '../shared/time-zones.js';
 import type { Clock } from '../shared/clock.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../tools/tool.js';
@@ -31,6 +32,11 @@ export function createMediaModule(options: {
   users: UserService;
   clock: Clock;
   logger: Logger;
+  /**
+   * The outbound policy every download hop goes through (src/net): Twilio's API as the
+   * operator configured it, its redirect to the media store as any server's answer.
+   */
+  outbound: OutboundPolicy;
   /** Where a contact card (vCard) sent as an attachment is imported. */
   cards?: ContactCards | undefined;
   /**
@@ -51,7 +57,7 @@ export function createMediaModule(options: {
       username: apiKey?.sid ?? accountSid,
       password: apiKey?.secret ?? authToken,
     };
-    source = new TwilioMediaFetcher(credentials, limits, log);
+    source = new TwilioMediaFetcher(credentials, limits, options.outbound, log);
     if (config.media.deleteFromTwilio) remover = new TwilioMediaDeleter({ accountSid, authToken, apiBaseUrl, apiKey, timeoutMs }, log);
   } else if (options.dev) {
     const dev = options.dev;
@@ -59,13 +65,13 @@ export function createMediaModule(options: {
     let fetcher: TwilioMediaFetcher | undefined;
     let deleter: TwilioMediaDeleter | undefined;
     const base = () => `${dev.origin()}${DEV_TWILIO_PREFIX}`;
-    source = { fetch: (url, signal) => (fetcher ??= new TwilioMediaFetcher({ apiBaseUrl: base(), username: DEV_ACCOUNT_SID, password: dev.store.secret }, limits, log)).fetch(url, signal) };
+    source = { fetch: (url, signal) => (fetcher ??= new TwilioMediaFetcher({ apiBaseUrl: base(), username: DEV_ACCOUNT_SID, password: dev.store.secret }, limits, options.outbound, log)).fetch(url, signal) };
     if (config.media.deleteFromTwilio) {
       remover = { delete: (url) => (deleter ??= new TwilioMediaDeleter({ accountSid: DEV_ACCOUNT_SID, authToken: dev.store.secret, apiBaseUrl: base(), timeoutMs }, log)).delete(url) };
     }
   } else {
     // No Twilio and no dev phone: nothing can be downloaded; every attachment is told as such.
-    source = { fetch: async () => ({ ok: false, problem: 'refused_host', detail: 'Twilio is not configured' }) };
+    source = { fetch: () => Promise.resolve({ ok: false, problem: 'refused_host', detail: 'Twilio is not configured' }) };
   }
   const transcription = config.media.transcription;
   const turnMedia = new TurnMedia({

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { OutboundRefusedError, pinnedLookup, type OutboundPolicy, type OutboundTarget, type OutboundTrust } from './outbound-policy.js';
 
 /** A `fetch` for URLs a user gave (or a server they chose handed back): checked, pinned, redirects followed by hand. */
-export type OutboundFetch = (input: Parameters<typeof fetch>[0], init?: RequestInit) => Promise<Response>;
+type OutboundFetch = (input: Parameters<typeof fetch>[0], init?: RequestInit) => Promise<Response>;
 
 /** HTTP to user-chosen servers under the outbound policy. */
 export interface OutboundHttp {
@@ -101,6 +101,7 @@ function send(url: URL, target: OutboundTarget, method: string, headers: Headers
   });
   if (body !== undefined) outgoing['content-length'] = String(body.length);
   return new Promise<Answer>((resolve, reject) => {
+    let received: http.IncomingMessage | undefined;
     const request = (secure ? https : http).request(
       {
         protocol: url.protocol,
@@ -114,18 +115,26 @@ function send(url: URL, target: OutboundTarget, method: string, headers: Headers
         signal,
       },
       (response) => {
+        received = response;
+        // A body declared too large is refused before it is read.
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          response.destroy();
+          reject(new ResponseTooLargeError(maxBytes, declared));
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > maxBytes) {
             response.destroy();
-            reject(Object.assign(new Error(`the server's answer was larger than ${maxBytes} bytes`), { code: 'ERESPONSETOOLARGE' }));
+            reject(new ResponseTooLargeError(maxBytes, size));
             return;
           }
           chunks.push(chunk);
         });
-        response.on('error', (error) => reject(signal.aborted ? signal.reason : error));
+        response.on('error', (error) => reject(signal.aborted ? abortReason(signal) : error));
         response.on('end', () => {
           const answerHeaders = new Headers();
           for (let index = 0; index + 1 < response.rawHeaders.length; index += 2) {
@@ -139,9 +148,33 @@ function send(url: URL, target: OutboundTarget, method: string, headers: Headers
         });
       },
     );
-    request.on('error', (error) => reject(signal.aborted ? signal.reason : error));
+    request.on('error', (error) => {
+      // Bytes after a complete answer (a server sending more than its Content-Length) are the
+      // server's fault and not read: the answer stands, as fetch would have it.
+      if (received?.complete && !signal.aborted) return;
+      reject(signal.aborted ? abortReason(signal) : error);
+    });
     request.end(body);
   });
+}
+
+/** Why the call was aborted (the deadline's TimeoutError, or the caller's reason), as an Error. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/** A response body over the client's limit: declared (Content-Length) or read; the rest was never read. */
+export class ResponseTooLargeError extends Error {
+  readonly code = 'ERESPONSETOOLARGE';
+
+  constructor(
+    readonly maxBytes: number,
+    /** The declared length, or the bytes read when reading stopped (just past the limit). */
+    readonly sizeBytes: number,
+  ) {
+    super(`the server's answer was larger than ${maxBytes} bytes`);
+  }
 }
 
 function toResponse(answer: Answer, url: URL, method: string): Response {

@@ -23,7 +23,7 @@ export interface ResolvedAddress {
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** getaddrinfo, as every other connection of this machine resolves names (hosts file included). */
-export const systemResolver: HostResolver = async (hostname) =>
+const systemResolver: HostResolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, order: 'verbatim' })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 
 /**

@@ -1,10 +1,12 @@
 import type { OrchestratorContext } from '../context/orchestrator-context.js';
 import type { ServerToolSpec, WebSource } from '../model/model-client.js';
+import { publicHostName } from '../net/public-host-name.js';
+import { trimEndOf } from '../shared/text-ends.js';
 
 /** Searches one planning round or step may make (the turn as a whole is held to the same by TurnBudget). */
-export const WEB_SEARCH_MAX_USES = 3;
+const WEB_SEARCH_MAX_USES = 3;
 /** Pages one call may fetch. */
-export const WEB_FETCH_MAX_USES = 2;
+const WEB_FETCH_MAX_USES = 2;
 
 /** The web tools a turn may offer: search always (unless WEB_SEARCH=off), fetch only for links the user wrote. */
 export interface WebAccess {
@@ -15,17 +17,24 @@ export interface WebAccess {
 /** http(s) links, and bare www. ones, as people paste them into a text. */
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"'()]+/gi;
 
-/** The hosts of the links in a text, lower-cased, each once. */
+/**
+ * The hosts of the links in a text, each once: DNS names of the public internet only (src/net's
+ * `publicHostName`), never an address in any spelling, `localhost`, a single label or a
+ * reserved name (`.local`, `.internal`, `.test`…), which web fetch must never be pointed at.
+ */
 export function linkHosts(text: string): string[] {
   const hosts: string[] = [];
   for (const match of text.matchAll(LINK)) {
-    const raw = match[0].replace(/[.,;:!?]+$/, '');
+    // The sentence's own punctuation after a pasted link ("see https://x.org/a.").
+    const raw = trimEndOf(match[0], '.,;:!?');
+    let hostname: string;
     try {
-      const host = new URL(raw.startsWith('www.') ? `https://${raw}` : raw).hostname.toLowerCase();
-      if (host.includes('.') && !hosts.includes(host)) hosts.push(host);
+      hostname = new URL(raw.startsWith('www.') ? `https://${raw}` : raw).hostname;
     } catch {
-      // Not a URL after all.
+      continue; // Not a URL after all.
     }
+    const host = publicHostName(hostname);
+    if (host && !hosts.includes(host)) hosts.push(host);
   }
   return hosts;
 }
@@ -62,7 +71,7 @@ export function serverToolsFor(web: WebAccess | undefined, options: { untrustedT
 }
 
 /** A link short enough for a text: no query or fragment, and only the site when the path is long. */
-export function shortLink(url: string): string | undefined {
+function shortLink(url: string): string | undefined {
   try {
     const parsed = new URL(url);
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;

@@ -82,6 +82,23 @@ describe('web search and links', () => {
     expect(await send(`summarise this ${link}`)).toBe('The council approved a new park.');
   });
 
+  it('links to addresses and private names are never handed to web fetch: only the public host names the user wrote', async () => {
+    const hostile = 'http://169.254.169.254/latest/meta-data/ http://2130706433/ http://0x7f.1/ http://[::1]:8080/ http://10.0.0.7/ http://localhost:5432/ http://intranet/ http://printer.local/ http://db.internal/';
+    harness.anthropic.enqueue(
+      checked((request) => {
+        expect(request.serverTools().map((tool) => tool.name)).toEqual(['web_search']);
+        return { text: 'I can only open public web pages.' };
+      }),
+      checked((request) => {
+        expect(request.serverTools().find((tool) => tool.name === 'web_fetch')).toMatchObject({ allowed_domains: ['news.example.com'] });
+        expect(JSON.stringify(request.serverTools())).not.toMatch(/169\.254|127\.0|2130706433|0x7f|::1|10\.0\.0|localhost|intranet|\.local|\.internal/);
+        return { text: 'Here is the story.' };
+      }),
+    );
+    expect(await send(`read these ${hostile}`)).toBe('I can only open public web pages.');
+    expect(await send(`and https://news.example.com/story with ${hostile}`)).toBe('Here is the story.');
+  });
+
   it('hands server tool blocks back unchanged in a tool loop, and continues a paused turn (pause_turn)', async () => {
     harness.anthropic.enqueue(
       { content: harness.anthropic.webSearch('pharmacy Main St Sunday hours', [{ url: 'https://pharmacy.example/hours', title: 'Hours', text: 'Sunday 10-4' }]), stopReason: 'pause_turn' },

@@ -433,13 +433,31 @@ describe('without TWILIO_AUTH_TOKEN (local use)', () => {
     expect(await harness.database.prisma.inboundDedupe.count()).toBe(dedupe);
   });
 
-  it('refuses an unsigned webhook from loopback that a reverse proxy relayed (X-Forwarded-For, Forwarded, X-Real-IP): behind a local proxy everyone arrives from loopback', async () => {
+  it('refuses an unsigned webhook from loopback that a reverse proxy, tunnel or CDN relayed (Via, Forwarded, X-Forwarded-*, X-Real-IP, CF-Connecting-IP, True-Client-IP, X-Client-IP…): behind a local proxy everyone arrives from loopback', async () => {
     const before = await harness.database.prisma.message.count({ where: { role: 'user' } });
     const relayed: Array<Record<string, string>> = [
       { 'x-forwarded-for': '203.0.113.9' },
       { 'x-forwarded-for': '127.0.0.1' },
       { forwarded: 'for=203.0.113.9;proto=https' },
       { 'x-real-ip': '203.0.113.9' },
+      // Each alone, as a proxy, tunnel or CDN that adds only its own header would send it.
+      { via: '1.1 caddy' },
+      { 'CF-Connecting-IP': '203.0.113.9' },
+      { 'cf-connecting-ipv6': '2001:db8::9' },
+      { 'CF-Ray': '8a1b2c3d4e5f6789-AMS' },
+      { 'True-Client-IP': '203.0.113.9' },
+      { 'X-Client-IP': '203.0.113.9' },
+      { 'Fastly-Client-IP': '203.0.113.9' },
+      { 'X-Cluster-Client-IP': '203.0.113.9' },
+      { 'X-Original-Forwarded-For': '203.0.113.9' },
+      { 'Forwarded-For': '203.0.113.9' },
+      { 'X-Forwarded': 'for=203.0.113.9' },
+      { 'X-Forwarded-Host': 'herald.test' },
+      { 'X-Forwarded-Proto': 'https' },
+      { 'X-Forwarded-Port': '443' },
+      { 'X-Forwarded-Server': 'edge-1' },
+      { 'X-Envoy-External-Address': '203.0.113.9' },
+      { 'Fly-Client-IP': '203.0.113.9' },
     ];
     for (const headers of relayed) {
       for (const address of ['127.0.0.1', '::1']) {

@@ -1,6 +1,7 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AllowedHosts, parseAllowedHosts } from '../../src/net/allowed-hosts.js';
-import { createOutboundHttp } from '../../src/net/outbound-fetch.js';
+import { createOutboundHttp, ResponseTooLargeError } from '../../src/net/outbound-fetch.js';
 import { OUTBOUND_REFUSED_MESSAGE, OutboundPolicy, OutboundRefusedError, PLAIN_HTTP_REFUSED_MESSAGE, type HostResolver } from '../../src/net/outbound-policy.js';
 import { mappedResolver } from '../helpers/outbound.js';
 import { RecordingServer } from '../helpers/recording-server.js';
@@ -104,6 +105,32 @@ describe('HTTP under the outbound policy', () => {
     await expect(http.fetch('http://caldav.example.com/', { headers: basic })).rejects.toThrow(PLAIN_HTTP_REFUSED_MESSAGE);
     await expect(http.check('http://caldav.example.com/')).rejects.toThrow(PLAIN_HTTP_REFUSED_MESSAGE);
     await expect(http.check('https://caldav.example.com/')).resolves.toMatchObject({ host: 'caldav.example.com', port: 443, vouched: false });
+  });
+
+  it('caps the answer: one declared too large is refused unread, one too large is cut; bytes past a complete answer are ignored', async () => {
+    const raw = createServer((socket) => {
+      socket.once('data', (request) => {
+        const path = /^GET (\S+)/.exec(request.toString())?.[1];
+        // Written by hand: Node's own server would not send more than its Content-Length.
+        if (path === '/declared') socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nshort');
+        else if (path === '/chunked') socket.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n${'x'.repeat(5000)}\r\n0\r\n\r\n`);
+        else socket.end(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok${'EXTRA'.repeat(1000)}`);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const { port } = raw.address() as AddressInfo;
+    try {
+      const parsed = parseAllowedHosts(`127.0.0.1:${port}`);
+      if (!parsed.ok) throw new Error(parsed.entry);
+      const http = createOutboundHttp(new OutboundPolicy({ allowedHosts: new AllowedHosts(parsed.entries) }), { trust: 'user', timeoutMs: 3000, maxResponseBytes: 1024 });
+      await expect(http.fetch(`http://127.0.0.1:${port}/declared`)).rejects.toMatchObject({ code: 'ERESPONSETOOLARGE', sizeBytes: 5000 });
+      const cut = await http.fetch(`http://127.0.0.1:${port}/chunked`).catch((error: unknown) => error);
+      expect(cut).toBeInstanceOf(ResponseTooLargeError);
+      expect((cut as ResponseTooLargeError).sizeBytes).toBeGreaterThan(1024);
+      expect(await (await http.fetch(`http://127.0.0.1:${port}/extra`)).text()).toBe('ok');
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it('gives up at its deadline, saying so', async () => {

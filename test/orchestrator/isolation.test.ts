@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/model/model-client.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
+import { DATA_FRAMING } from '../../src/orchestrator/prompts/xml.js';
 import {
   callsFor,
   callTool,
@@ -98,7 +99,8 @@ describe('sub-agent isolation', () => {
     expect(notesFirst!.messages).toHaveLength(1);
     const task = lastMessageText(notesFirst!);
     expect(task).toContain("<task>\nAdd a note with the plumber's number found in step_1\n</task>");
-    expect(task).toMatch(/<context_from_previous_steps>\n {2}<step id="step_1" agent="lookup-agent">\n.*LOOKUP-OUTPUT-1.*\n {2}<\/step>\n<\/context_from_previous_steps>/);
+    expect(task).toContain(`<context_from_previous_steps>\n${DATA_FRAMING}\n  <step id="step_1" agent="lookup-agent">\n`);
+    expect(task).toMatch(/<step id="step_1" agent="lookup-agent">\n.*LOOKUP-OUTPUT-1.*\n {2}<\/step>\n<\/context_from_previous_steps>/);
   });
 
   it('offers a sub-agent only its own tools; another agent’s tool is an error result (FR-4)', async () => {

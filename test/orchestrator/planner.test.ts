@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { fallbackReply } from '../../src/texts/fallback-replies.js';
 import { orchestrate } from '../../src/orchestrator/orchestrate.js';
+import { DATA_FRAMING } from '../../src/orchestrator/prompts/xml.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import {
   callTool,
@@ -197,7 +198,9 @@ describe('the planner’s system prompt (CTX-4, FR-10, UT-3, NFR-4)', () => {
       '<current_time>Wednesday, January 28, 2026 at 10:30 AM (2026-01-28T10:30:00-08:00), weekday Wednesday (3), time zone America/Los_Angeles, UTC-08:00</current_time>',
     );
     expect(perTurn!.text).toContain('<name>Dana</name>');
-    expect(perTurn!.text).toMatch(/<user_memory>\n {2}<fact id="fact_1" category="health">Allergic to KIWI-FACT-7731<\/fact>\n {2}<fact id="fact_2" category="people">Sister is called MARIGOLD-FACT-2208<\/fact>\n<\/user_memory>/);
+    expect(perTurn!.text).toContain(
+      ['<user_memory>', DATA_FRAMING, '  <fact id="fact_1" category="health">Allergic to KIWI-FACT-7731</fact>', '  <fact id="fact_2" category="people">Sister is called MARIGOLD-FACT-2208</fact>', '</user_memory>'].join('\n'),
+    );
     expect(perTurn!.text).toContain(SECRET_FACT_2);
     expect(perTurn!.text).not.toContain('<routing_hints>');
   });

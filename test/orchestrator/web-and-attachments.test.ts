@@ -48,11 +48,11 @@ const serverTools = (request: ModelRequest | undefined): ServerToolSpec[] => req
 describe('web tools', () => {
   it('the planner gets web search, localised by the user\'s time zone and country, and fetch only for the hosts of links the user wrote', async () => {
     const model = new ScriptedModel([say('Here is the summary.')]);
-    const context = makeContext({ text: 'summarise https://news.example.com/a?id=1 and www.blog.example/post', user: { country: 'US' } });
+    const context = makeContext({ text: 'summarise https://news.example.com/a?id=1 and www.blog.example.org/post, not http://169.254.169.254/ or http://printer.local/', user: { country: 'US' } });
     await orchestrate(context, { ...makeDeps({ model, registry: registry() }), webSearch: true });
     expect(serverTools(model.calls[0])).toEqual([
       { type: 'web_search', maxUses: 3, userLocation: { timezone: 'America/Los_Angeles', country: 'US' } },
-      { type: 'web_fetch', maxUses: 2, allowedDomains: ['news.example.com', 'www.blog.example'] },
+      { type: 'web_fetch', maxUses: 2, allowedDomains: ['news.example.com', 'www.blog.example.org'] },
     ]);
   });
 
@@ -128,6 +128,35 @@ describe('source links', () => {
   });
 
   it('finds the hosts of pasted links, trailing punctuation aside', () => {
-    expect(linkHosts('see https://A.example.com/x, and www.b.example. Also mailto:x@y.z and http://localhost')).toEqual(['a.example.com', 'www.b.example']);
+    expect(linkHosts('see https://A.example.com/x, and www.b.example.org. Also mailto:x@y.z and http://localhost')).toEqual(['a.example.com', 'www.b.example.org']);
+    // A run of punctuation that is not at the end is read in one pass, whatever its length.
+    expect(linkHosts(`https://news.example.com/${'.'.repeat(50_000)}x ${'!'.repeat(50_000)}`)).toEqual(['news.example.com']);
+  });
+
+  it('passes only public DNS names on: no address in any spelling, no localhost, single label or reserved name', () => {
+    const hostile = [
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.7:8080/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[fd00::1]/admin',
+      'http://localhost:5432/',
+      'http://api.localhost/',
+      'http://intranet/',
+      'http://printer.local/',
+      'http://db.internal/',
+      'http://site.test/',
+      'http://x.invalid/',
+      'http://www.example/',
+      'http://router.home.arpa/',
+      'http://1.1.1.1.in-addr.arpa/',
+    ];
+    expect(linkHosts(hostile.join(' '))).toEqual([]);
+    expect(linkHosts(`${hostile.join(' ')} https://news.example.com/a https://xn--bcher-kva.ch/ https://BÜCHER.ch/b`)).toEqual(['news.example.com', 'xn--bcher-kva.ch']);
   });
 });

@@ -5,7 +5,7 @@ import { estimateTokens } from '../../shared/tokens.js';
 import type { StepAttempt } from '../step-attempt.js';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
 import { tripLine } from './user-sections.js';
-import { escapeXml } from './xml.js';
+import { dataSection, escapeXml } from './xml.js';
 
 /**
  * A sub-agent's system prompt: its own instructions (stable, cached), then the user
@@ -25,7 +25,7 @@ export function agentSystemPrompt(agent: AgentDefinition, user: UserContext, now
 }
 
 /** Marks where a long output was cut to fit the agent's prompt budget (CTX-6). */
-export function truncateWithMarker(text: string, maxCharacters: number): string {
+function truncateWithMarker(text: string, maxCharacters: number): string {
   if (text.length <= maxCharacters) return text;
   const kept = Math.max(0, maxCharacters - 40);
   return `${text.slice(0, kept)}…[truncated ${text.length - kept} characters]`;
@@ -58,7 +58,8 @@ export function agentTaskMessage(attempt: StepAttempt, budgetTokens: number): st
       (previous) =>
         `  <step id="${escapeXml(previous.stepId)}" agent="${escapeXml(previous.agent)}">\n${truncateWithMarker(JSON.stringify(previous.output), perStepCharacters)}\n  </step>`,
     );
-    return `${fixed}\n\n<context_from_previous_steps>\n${steps.join('\n')}\n</context_from_previous_steps>`;
+    // What earlier steps read (notes, lists, contacts, events, mail) is data here, as in the planner's prompt.
+    return `${fixed}\n\n${dataSection('context_from_previous_steps', steps.join('\n'))}`;
   }
   return fixed;
 }

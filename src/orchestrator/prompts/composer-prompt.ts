@@ -2,7 +2,7 @@ import type { UserContext } from '../../context/orchestrator-context.js';
 import type { SystemBlock } from '../../model/model-client.js';
 import type { ExecutionPlan } from '../plan-state.js';
 import { baseInstructions } from './base-instructions.js';
-import { escapeXml } from './xml.js';
+import { dataSection, escapeXml } from './xml.js';
 
 const compositionRules = `<composing>
 You are writing Herald's one reply after carrying out the user's request.
@@ -51,7 +51,7 @@ export function compositionRequest(userMessage: string, plan: ExecutionPlan, end
     `<user_message>\n${escapeXml(userMessage)}\n</user_message>`,
     `<goal>${escapeXml(plan.goal)}</goal>`,
     plan.responseHint ? `<response_hint>${escapeXml(plan.responseHint)}</response_hint>` : '',
-    `<outcomes>\n${steps.join('\n')}\n</outcomes>`,
+    dataSection('outcomes', steps.join('\n')),
     endedBy ? `<note>${escapeXml(endedBy)}</note>` : '',
     'Write the reply now.',
   ]

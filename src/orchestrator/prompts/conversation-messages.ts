@@ -14,7 +14,7 @@ export const EARLIER_CONVERSATION_MARKER = '(earlier in our conversation)';
 export const NO_TEXT_PLACEHOLDER = '(a message with no text, such as a photo, a file or a location; Herald does not keep attachments after answering them)';
 
 /** Wraps a voice note's transcript so the model knows it was spoken, not typed. */
-export function spokenText(text: string): string {
+function spokenText(text: string): string {
   return `<voice_note_transcript>\n${escapeXml(text)}\n</voice_note_transcript>`;
 }
 
@@ -39,7 +39,7 @@ export function conversationMessages(context: OrchestratorContext): ModelMessage
  * naming it ("Attachment a1 (photo):"), then the text, with voice notes framed as spoken,
  * the location pin and what became of attachments it cannot see. Text alone is a string.
  */
-export function currentMessageContent(context: OrchestratorContext): string | ContentBlock[] {
+function currentMessageContent(context: OrchestratorContext): string | ContentBlock[] {
   const text = currentMessageText(context);
   const media = context.message.media ?? [];
   if (media.length === 0) return text;

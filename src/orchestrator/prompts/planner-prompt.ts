@@ -1,5 +1,5 @@
 import type { AgentRegistry } from '../../agents/agent-registry.js';
-import { escapeXml } from './xml.js';
+import { dataSection, escapeXml } from './xml.js';
 
 /** `<available_agents>`: what the planner may delegate to, from the registry. */
 export function agentDescriptionsSection(registry: AgentRegistry): string {
@@ -88,9 +88,7 @@ The message above answers a question Herald asked while carrying out an earlier 
 Earlier request: ${escapeXml(state.request)}
 Goal: ${escapeXml(state.goal)}
 Herald asked: ${escapeXml(state.question)}
-<plan_state>
-${completed.join('\n') || '  (no steps finished)'}
-</plan_state>
+${dataSection('plan_state', completed.join('\n') || '  (no steps finished)')}
 Completed steps already happened and must not be repeated. Call create_plan with only the NEW steps still
 needed, using the answer (at most ${state.stepsLeft}). If the message is not an answer but something else,
 plan or answer that instead.
@@ -116,9 +114,7 @@ export function replanningRequest(state: {
   return `<replanning>
 The plan for this message needs revising. Reason: ${escapeXml(state.reason)}
 Goal: ${escapeXml(state.goal)}
-<plan_state>
-${[...completed, ...failed, ...notRun].join('\n') || '  (no steps)'}
-</plan_state>
+${dataSection('plan_state', [...completed, ...failed, ...notRun].join('\n') || '  (no steps)')}
 Completed steps are kept and must not be repeated: their results stand and are reported to the user.
 Revise only the rest: call create_plan with only the NEW steps that replace the failed steps and the
 steps not run (at most ${state.stepsLeft}), handling the failure or the empty result differently. A new

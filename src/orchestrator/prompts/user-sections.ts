@@ -1,7 +1,7 @@
 import type { ConversationSubject, Fact, UserContext } from '../../context/orchestrator-context.js';
 import { DateTime } from 'luxon';
 import { describeNow, formatTimeContextLine } from '../utility-tools/time-context.js';
-import { escapeXml } from './xml.js';
+import { dataSection, escapeXml } from './xml.js';
 import { estimateTokens } from '../../shared/tokens.js';
 
 /** `<current_time>`: the user's local time with UTC offset and weekday (seed 003). */
@@ -35,7 +35,7 @@ function unknownName(user: UserContext): string {
   return user.isNew ? '(unknown: ask for it)' : '(not saved; it may be among the facts in user_memory)';
 }
 
-/** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml). */
+/** `<user_memory>`: every saved fact, as XML (seed 000 buildMemoryXml), framed as the user's data ({@link dataSection}). */
 export function memorySection(facts: Fact[], maxTokens = Number.POSITIVE_INFINITY): string {
   if (facts.length === 0) return '<user_memory>\n  (nothing saved yet)\n</user_memory>';
   const lines: string[] = [];
@@ -49,7 +49,7 @@ export function memorySection(facts: Fact[], maxTokens = Number.POSITIVE_INFINIT
   // CTX-6: the prompt has a budget; say what was left out rather than cut silently.
   const omitted = facts.length - lines.length;
   if (omitted > 0) lines.push(`  <!-- ${omitted} more saved fact(s) not shown (prompt budget); memory-agent can list them with get_user_facts -->`);
-  return `<user_memory>\n${lines.join('\n')}\n</user_memory>`;
+  return dataSection('user_memory', lines.join('\n'));
 }
 
 /** Onboarding guidance for a user Herald does not know yet. */
@@ -77,5 +77,6 @@ export function subjectSection(subject: ConversationSubject | undefined, timezon
     subject.kind === 'reminder'
       ? `  <reminder id="${escapeXml(subject.reminderId)}" sent="${sent}">${escapeXml(subject.text)}</reminder>`
       : `  <message sent="${sent}">${escapeXml(subject.message.slice(0, 1000))}</message>`;
-  return `<conversation_subject>\n${how}:\n${body}\n</conversation_subject>`;
+  // The reminder's words are the user's own, stored: data, like memory.
+  return dataSection('conversation_subject', `${how}:\n${body}`);
 }

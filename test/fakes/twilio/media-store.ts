@@ -11,6 +11,8 @@ export type MediaBehaviour =
   | { kind: 'status'; status: number }
   /** The store redirects to itself, forever. */
   | { kind: 'redirect-loop' }
+  /** The API redirects to `location` instead of its media store (a hostile or broken redirect). */
+  | { kind: 'redirect-to'; location: string }
   /** The store sends a few bytes, then one byte every `intervalMs`, never finishing. */
   | { kind: 'trickle'; intervalMs: number }
   /** The store declares `contentLength` (or none, chunked, when null) whatever the body's real size. */
@@ -43,7 +45,7 @@ const MEDIA_PATH = /^(?:\/.*)?\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)
  * credentials and refuses a request that carries an Authorization header anyway (as S3
  * refuses a second auth mechanism with 400). `DELETE …/Media/{ME}.json` answers 204 and the
  * media is gone (404 after). Faults per media: a status, a redirect loop, a slow trickle, a
- * lying Content-Length.
+ * lying Content-Length, a redirect somewhere else.
  */
 export class FakeTwilioMediaStore {
   /** Every request to media URLs and the store, in order. */
@@ -141,7 +143,8 @@ export class FakeTwilioMediaStore {
       twilioError(response, media.behaviour.status, media.behaviour.status === 401 ? 20003 : media.behaviour.status === 404 ? 20404 : null, 'failure');
       return true;
     }
-    response.writeHead(307, { Location: this.storeLocation(mediaSid!), 'Content-Length': 0 }).end();
+    const location = media.behaviour.kind === 'redirect-to' ? media.behaviour.location : this.storeLocation(mediaSid!);
+    response.writeHead(307, { Location: location, 'Content-Length': 0 }).end();
     return true;
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UserContext } from '../../../src/context/orchestrator-context.js';
 import { currentTimeSection, memorySection, onboardingSection, userContextSection } from '../../../src/orchestrator/prompts/user-sections.js';
-import { escapeXml } from '../../../src/orchestrator/prompts/xml.js';
+import { DATA_FRAMING, escapeXml } from '../../../src/orchestrator/prompts/xml.js';
 
 const dana: UserContext = { id: 'u1', name: 'Dana', timezone: 'Europe/London', language: 'en', isNew: false };
 const stranger: UserContext = { id: 'u2', name: null, timezone: 'Asia/Jerusalem', language: null, isNew: true };
@@ -63,7 +63,7 @@ describe('memorySection', () => {
       { id: 'f2', category: 'family', content: 'sister is Maya' },
     ]);
     expect(section).toBe(
-      ['<user_memory>', '  <fact id="f1" category="diet">vegetarian</fact>', '  <fact id="f2" category="family">sister is Maya</fact>', '</user_memory>'].join('\n'),
+      ['<user_memory>', DATA_FRAMING, '  <fact id="f1" category="diet">vegetarian</fact>', '  <fact id="f2" category="family">sister is Maya</fact>', '</user_memory>'].join('\n'),
     );
   });
 

@@ -7,7 +7,7 @@ export const SECRET_HISTORY_USER = 'Last week I asked about the HISTORY-PELICAN-
 export const SECRET_HISTORY_ASSISTANT = 'Sure, the HISTORY-OTTER-9921 booking is noted';
 
 /** The default user: Dana in Los Angeles. */
-export const testUser: UserContext = { id: 'user_1', name: 'Dana', timezone: 'America/Los_Angeles', language: 'en', isNew: false };
+const testUser: UserContext = { id: 'user_1', name: 'Dana', timezone: 'America/Los_Angeles', language: 'en', isNew: false };
 
 /** Wednesday 2026-01-28 10:30 in Los Angeles (18:30 UTC). */
 export const WEDNESDAY_MORNING = '2026-01-28T18:30:00Z';

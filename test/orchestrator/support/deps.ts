@@ -14,7 +14,7 @@ import { WEDNESDAY_MORNING } from './context.js';
  * Test limits: the design's retries, replans and step budget (docs/ARCHITECTURE.md
  * "Defaults"), with time limits short enough that a test bug fails fast instead of hanging.
  */
-export const testLimits: OrchestratorLimits = {
+const testLimits: OrchestratorLimits = {
   planTimeoutMs: 10_000,
   stepTimeoutMs: 5_000,
   stepMaxRetries: 2,
@@ -24,7 +24,7 @@ export const testLimits: OrchestratorLimits = {
   replyMaxTokens: 512,
 };
 
-export const testModels: ModelRoles = {
+const testModels: ModelRoles = {
   planner: { name: 'test-planner-model', fallbacks: [] },
   agent: { name: 'test-agent-model', fallbacks: [] },
   composer: { name: 'test-composer-model', fallbacks: [] },
