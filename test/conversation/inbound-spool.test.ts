@@ -126,6 +126,8 @@ describe('replaying the inbound spool', () => {
       '000000000000003-SMbroken00003-00000003.json': goodText.replace(good.webhook.MessageSid, 'not-a-sid'),
     };
     for (const [name, text] of Object.entries(broken)) await writeFile(path.join(directory, name), text);
+    // Tests run shuffled: only this test's log lines count.
+    const logsBefore = harness.logs.lines.length;
     const before = parseScrape((await harness.herald.metrics.scrape()).body);
 
     expect(await spool().replayNow()).toMatchObject({ replayed: 1, quarantined: 3, left: 0 });
@@ -133,7 +135,7 @@ describe('replaying the inbound spool', () => {
     expect(await spooledNames()).toEqual([]);
     // Moved, never lost: each as it was.
     for (const [name, text] of Object.entries(broken)) expect(await readFile(path.join(directory, 'quarantine', name), 'utf8')).toBe(text);
-    const logged = harness.logs.lines.filter((entry) => entry.msg?.includes('moved to quarantine'));
+    const logged = harness.logs.lines.slice(logsBefore).filter((entry) => entry.msg?.includes('moved to quarantine'));
     expect(logged.map((entry) => [entry.level, path.basename(String(entry.file))])).toEqual(Object.keys(broken).map((name) => [50, name]));
     expect(logged.map((entry) => entry.reason)).toEqual(['not JSON', 'not JSON', 'not a webhook (MessageSid)']);
     const after = parseScrape((await harness.herald.metrics.scrape()).body);

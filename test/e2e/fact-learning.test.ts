@@ -154,7 +154,9 @@ describe('fact learning', () => {
 
   it('reads nothing for a user past the daily budget', async () => {
     await say('I live in Boston');
-    await chat.harness.database.prisma.turn.create({ data: { userId: chat.userId, status: 'succeeded', costUsd: 5, startedAt: clock.now() } });
+    // Spent at the moment the pass runs: the fake clock may cross the user's midnight meanwhile (tests run shuffled).
+    const passAt = new Date(clock.now().getTime() + DELAY_MS + 1_000);
+    await chat.harness.database.prisma.turn.create({ data: { userId: chat.userId, status: 'succeeded', costUsd: 5, startedAt: passAt } });
     const { outcome, calls } = await pause();
     expect(outcome.kind).toBe('budget');
     expect(calls).toHaveLength(0);

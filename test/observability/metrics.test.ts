@@ -76,6 +76,9 @@ describe('Prometheus metrics', () => {
     expect(await harness.exchange(phone, 'hello', sid)).toBe('Hello again.');
     expect((await harness.inbound({ from: phone, body: 'hello', sid })).statusCode).toBe(200);
     expect((await harness.post('/twilio/messages', { From: phone })).statusCode).toBe(400);
+    // Twilio has the last reply once exchange() returns; its outbox row is marked sent just after.
+    await harness.idle(phone);
+    await harness.idle(whatsapp.slice('whatsapp:'.length));
 
     const response = await scrape();
     expect(response.statusCode).toBe(200);
