@@ -2,9 +2,9 @@
  * Media benchmark (issue 20): what reading a photo costs Herald, and what it saves.
  *
  * - Download + downscale of a 4 MB, 12-megapixel phone JPEG: TwilioMediaFetcher against the
- *   fake Twilio (Basic auth, the 307 to its media store on another origin, the streamed
- *   body hashed as it comes), then recognising it and sharp's resize to 1568 px and
- *   re-encode. p50 and p95; target p95 under 400 ms on this machine.
+ *   fake Twilio through the outbound policy (Basic auth, the 307 to its media store on
+ *   another origin, the body read up to the limit and hashed), then recognising it and
+ *   sharp's resize to 1568 px and re-encode. p50 and p95; target p95 under 400 ms on this machine.
  * - Bytes uploaded and image tokens per photo, before and after downscaling (tokens as the
  *   fake Anthropic API bills them, which is the API's documented width × height / 750 after
  *   its own resize to 1568 px). Correctness: the downscaled photo is under the API's 5 MB
@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config/config.js';
 import { classifyMedia } from '../src/media/media-kind.js';
 import { IMAGE_MAX_EDGE_PX, prepareImage } from '../src/media/image-preparer.js';
 import { TwilioMediaFetcher } from '../src/media/twilio-media-fetcher.js';
+import { OutboundPolicy } from '../src/net/outbound-policy.js';
 import { createHerald } from '../src/runtime.js';
 import { inspectMediaBlocks, API_IMAGE_MAX_BYTES } from '../test/fakes/anthropic/media-blocks.js';
 import { FakeTwilioServer } from '../test/fakes/fake-twilio-server.js';
@@ -58,7 +59,7 @@ export const mediaBenchmark: Benchmark = {
     const twilioFake = await FakeTwilioServer.start();
     try {
       // 1. Download + downscale.
-      const fetcher = new TwilioMediaFetcher({ apiBaseUrl: twilioFake.url, username: twilioFake.accountSid, password: twilioFake.authToken }, { maxBytes: 10 * 1024 * 1024, timeoutMs: 20_000 }, logger);
+      const fetcher = new TwilioMediaFetcher({ apiBaseUrl: twilioFake.url, username: twilioFake.accountSid, password: twilioFake.authToken }, { maxBytes: 10 * 1024 * 1024, timeoutMs: 20_000 }, new OutboundPolicy(), logger);
       const url = twilioFake.media.add(original, 'image/jpeg');
       let prepared: Awaited<ReturnType<typeof prepareImage>> | undefined;
       const downloads: number[] = [];
@@ -82,7 +83,7 @@ export const mediaBenchmark: Benchmark = {
         table(
           ['4 MB 12 Mpx JPEG', 'p50 ms', 'p95 ms'],
           [
-            ['download (auth, redirect, stream, SHA-256)', ms(percentile(downloads, 0.5)), ms(percentile(downloads, 0.95))],
+            ['download (auth, redirect, read, SHA-256)', ms(percentile(downloads, 0.5)), ms(percentile(downloads, 0.95))],
             ['recognise + downscale + re-encode', ms(percentile(downscales, 0.5)), ms(percentile(downscales, 0.95))],
             ['total', ms(percentile(total, 0.5)), ms(p95)],
           ],

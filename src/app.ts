@@ -41,10 +41,11 @@ export interface AppDependencies {
 
 /** Builds the Fastify app: plugins, then thin routes that call the services. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  // pino's Logger is a FastifyBaseLogger; typing it as such keeps FastifyInstance's default generics.
+  // Request logs never carry a page's token (its URL is its key).
+  const loggerInstance: FastifyBaseLogger = deps.logger.child({}, { serializers: { req: serializeRequest } });
   const app = Fastify({
-    // pino's Logger is a FastifyBaseLogger; typing it as such keeps FastifyInstance's default generics.
-    // Request logs never carry a page's token (its URL is its key).
-    loggerInstance: deps.logger.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger,
+    loggerInstance,
     bodyLimit: deps.http.bodyLimitBytes,
     genReqId: () => randomUUID(),
     return503OnClosing: true,

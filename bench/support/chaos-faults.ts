@@ -4,7 +4,7 @@ import type { HeraldFleet } from './chaos-fleet.js';
 import { pause } from './chaos-settings.js';
 
 /** What a fault acts on. */
-export interface FaultWorld {
+interface FaultWorld {
   postgres: StoppablePostgres;
   fakeTwilio: FakeTwilioServer;
   fleet: HeraldFleet;
@@ -15,7 +15,7 @@ export interface FaultWorld {
 }
 
 /** A fault in progress. */
-export interface ActiveFault {
+interface ActiveFault {
   /** Halfway through (scenario 5 switches from reset to hang). */
   halfway?(): Promise<void>;
   /** Ends the fault; resolves once it is over, with when it ended if that was earlier than now. */

@@ -26,7 +26,7 @@ const letters = (text: string | null) => (text ?? '').toLowerCase().replace(/[^\
 const PROGRESS = letters(progressMessage(null, TEXT));
 
 /** A distinct US mobile number per sender (SMS), so replies are told apart by `To`. */
-export function senderNumber(index: number): string {
+function senderNumber(index: number): string {
   return `+1415${String(6_000_000 + index).padStart(7, '0')}`;
 }
 

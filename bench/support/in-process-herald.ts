@@ -8,7 +8,7 @@ import { FakeTwilioServer } from '../../test/fakes/fake-twilio-server.js';
 import type { BenchPostgres } from './database.js';
 
 /** The public URL the bench's webhooks are signed for. */
-export const BENCH_PUBLIC_BASE_URL = 'https://herald.bench';
+const BENCH_PUBLIC_BASE_URL = 'https://herald.bench';
 
 /** A real Herald in this process (production settings, workers running) against the local fakes. */
 export interface InProcessHerald {

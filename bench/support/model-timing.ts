@@ -23,7 +23,7 @@ export interface ModelTiming {
   outputTokensPerSecond: number;
 }
 
-export const DEFAULT_MODEL_TIMINGS: Readonly<Record<string, ModelTiming>> = {
+const DEFAULT_MODEL_TIMINGS: Readonly<Record<string, ModelTiming>> = {
   'claude-sonnet-5-5': { firstTokenMs: 1800, outputTokensPerSecond: 63 },
   'claude-haiku-5-5': { firstTokenMs: 600, outputTokensPerSecond: 68 },
 };

@@ -88,7 +88,7 @@ export class PoolProfiler {
 }
 
 /** "INSERT Message", "UPDATE InboundDedupe", "BEGIN"…: the verb and the first table named. */
-export function statementKind(text: string): string {
+function statementKind(text: string): string {
   const sql = text.replace(/\s+/g, ' ').trim();
   const verb = (/^\w+/.exec(sql)?.[0] ?? '?').toUpperCase();
   const table = (name: string | undefined) => (name ?? '?').replace(/"/g, '').replace(/^public\./, '');

@@ -46,7 +46,7 @@ export async function stageImage(repository: string): Promise<StagedImage> {
 }
 
 /** Total size in bytes of the regular files under `directory` (symbolic links not followed). */
-export async function directorySize(directory: string): Promise<number> {
+async function directorySize(directory: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(directory, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;

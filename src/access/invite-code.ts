@@ -30,6 +30,6 @@ export function hashInviteCode(typed: string): string {
  * wrong code, not turn the message into an ordinary one.
  */
 export function joinCode(body: string): string | undefined {
-  const match = /^\s*join\s+([A-Za-z0-9][A-Za-z0-9 -]{0,40})[.!\s]*$/i.exec(body);
+  const match = /^\s*join\s+([A-Z0-9][A-Z0-9 -]{0,40})[.!\s]*$/i.exec(body);
   return match ? match[1]!.trim() : undefined;
 }

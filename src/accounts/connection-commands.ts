@@ -91,7 +91,7 @@ export const connectionSubcommands: AccountsSubcommand[] = [
     required: ['phone'],
     async run(values, context) {
       const user = await userByPhone(context, String(values.phone), false);
-      const { connections, google } = await services(context);
+      const { connections } = await services(context);
       const all = await connections.list(user.id);
       const settings = await context.database.prisma.calendarSettings.findUnique({ where: { userId: user.id } });
       const lines = all.map((connection) => {

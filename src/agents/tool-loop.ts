@@ -36,7 +36,7 @@ export interface ToolLoopProgress {
 }
 
 /** Why a tool loop ended. */
-export type ToolLoopStop =
+type ToolLoopStop =
   /** The model called the finishing tool with valid input. */
   | 'finished'
   /** The model answered with text and no tool call. */
@@ -304,11 +304,13 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   if (!signal) return work;
   if (signal.aborted) {
     work.catch(() => {});
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason (a TimeoutError, the caller's error): callers tell timeouts by it
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
       work.catch(() => {}); // it may still settle later; nobody is waiting for it
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as above
       reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -319,6 +321,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the work's own rejection, passed on unchanged
         reject(error);
       },
     );

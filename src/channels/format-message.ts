@@ -48,11 +48,12 @@ const PIPED_ROW = /^[ \t]*\|.*\|[ \t]*$/;
 // (Wikipedia-style `Foo_(bar)`), optionally in angle brackets and followed by a title.
 const DESTINATION = String.raw`\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`;
 const CODE_SPAN = /(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)/g;
-const ESCAPE = /\\([!-/:-@[-`{-~])/g;
+// CommonMark's escapable characters: ASCII punctuation.
+const ESCAPE = /\\([!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~])/g;
 const IMAGE = new RegExp(String.raw`!\[([^\]]*)\]` + DESTINATION, 'g');
 // A label holds text and at most one level of brackets; it starts at a "[" no other "[" precedes,
 // so a run of "[[[[" is tried once, not once per bracket.
-const LINK = new RegExp(String.raw`(?<!\[)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]` + DESTINATION, 'g');
+const LINK = new RegExp(String.raw`(?<!\[)\[((?:[^[\]]|\[[^[\]]*\])*)\]` + DESTINATION, 'g');
 const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>]+|[^\s@<>]+@[^\s@<>.]+(?:\.[^\s@<>.]+)+)>/gi;
 const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>]+/gi;
 // Starts where the address's first character is not preceded by another: one try per address.

@@ -14,7 +14,7 @@ import { isValidTimezone } from '../shared/time-zones.js';
 import { countryOfPhone, timezoneForCountry } from './phone-number.js';
 
 /** Where a user's zone came from: their number (one clock), a guess (several or none), or the user. */
-export type ZoneSource = 'number' | 'guess' | 'user';
+type ZoneSource = 'number' | 'guess' | 'user';
 
 /** A new user's zone and how sure Herald is of it. */
 export interface PhoneZone {

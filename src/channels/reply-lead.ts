@@ -13,7 +13,7 @@ const SENTENCE_END = /(?<![.!?…‼⁇⁈⁉\u05C3\u06D4\u061F\u0964\u0965])[.!
 /** CJK and full-width sentence ends, which take no space after them. */
 const UNSPACED_SENTENCE_END = /[。｡！？．]+[」』”’）】〕〉》]*/g;
 /** Line ends (paragraph ends and list items included). */
-const LINE_END = /\S(?=[^\S\n]*\r?\n)/g;
+const LINE_END = /\S(?=[^\S\n]*\n)/g;
 const SPACE = /\S(?=\s)/g;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

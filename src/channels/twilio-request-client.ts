@@ -5,7 +5,7 @@ import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js';
 import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** Options for Twilio's HTTP client (timeout, keep-alive, autoRetry…), as the SDK declares them. */
-export type RequestClientOptions = TwilioRequestClient.RequestClientOptions;
+type RequestClientOptions = TwilioRequestClient.RequestClientOptions;
 
 /**
  * Moves a Twilio API URI onto another server: the scheme, host and port of `uri` are replaced by
@@ -28,7 +28,7 @@ export function redirectTwilioUri(uri: string, baseUrl: string): string {
  * The SDK builds absolute URIs per product (api.twilio.com, messaging.twilio.com…) and has no
  * base-URL setting, so the one place to redirect every call is the client that sends them.
  */
-export class RedirectingRequestClient extends twilio.RequestClient {
+class RedirectingRequestClient extends twilio.RequestClient {
   /** The server every request goes to, validated at construction so a typo fails at startup. */
   readonly baseUrl: string;
 

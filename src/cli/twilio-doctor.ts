@@ -138,7 +138,8 @@ async function checkWhatsApp(client: twilio.Twilio, settings: DoctorSettings, ex
   }
   try {
     const approval = await client.content.v1.contents(template).approvalFetch().fetch();
-    const status = String((approval.whatsapp as { status?: unknown } | undefined)?.status ?? 'unsubmitted');
+    const reported: unknown = (approval.whatsapp as { status?: unknown } | undefined)?.status;
+    const status = typeof reported === 'string' ? reported : 'unsubmitted';
     if (status === 'approved') report.ok.push(`reminder template ${template} approved`);
     else report.problems.push(`reminder template ${template} is ${status}, not approved by WhatsApp`);
   } catch (error) {

@@ -356,7 +356,7 @@ export function describeEnvironment(source: Record<string, string | undefined>):
 }
 
 /** A URL without its user and password (unchanged when it has none). */
-export function stripCredentials(value: string): string {
+function stripCredentials(value: string): string {
   try {
     const url = new URL(value);
     if (url.username === '' && url.password === '') return value;

@@ -83,9 +83,9 @@ const publicBaseUrl = urlWithScheme(['http', 'https'], 'an http:// or https:// U
 });
 
 /** 32 bytes, written as 64 hex characters or as base64 (standard or URL-safe). */
-export function isEncryptionKey(value: string): boolean {
-  if (/^[0-9a-fA-F]{64}$/.test(value)) return true;
-  return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
+function isEncryptionKey(value: string): boolean {
+  if (/^[0-9a-f]{64}$/i.test(value)) return true;
+  return /^[\w+/-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
 }
 
 /** US dollars, e.g. 0.50; at most six decimals (Turn.costUsd's precision). */

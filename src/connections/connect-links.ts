@@ -28,7 +28,7 @@ export interface ConnectLinkOptions {
 }
 
 const SIGNING_PURPOSE = 'connect links';
-const TOKEN_SHAPE = /^([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+const TOKEN_SHAPE = /^([0-9a-f-]{36})\.(\d{1,12})\.([\w-]{43})$/;
 
 /**
  * Short-lived, single-use, signed links to `/connect/<token>` (calendar now, email next).
@@ -104,7 +104,7 @@ export class ConnectLinks {
 
   /** The link an OAuth callback's state belongs to, with its PKCE verifier and the hash of its browser's nonce. */
   async findByState(state: string): Promise<{ kind: 'link'; link: ConnectLinkRecord; verifier: string; browserHash: string | null } | Exclude<LinkLookup, { kind: 'link' }>> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return { kind: 'invalid' };
+    if (!/^[\w-]{43}$/.test(state)) return { kind: 'invalid' };
     const found = await this.lookup({ oauthStateHash: hash(state) });
     if (found.kind !== 'link') return found;
     const row = await this.prisma.connectLink.findUniqueOrThrow({ where: { id: found.link.id }, select: { oauthVerifier: true, oauthBrowserHash: true } });

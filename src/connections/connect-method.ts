@@ -3,7 +3,7 @@ import type { FormLayout } from '../pages/form-definition.js';
 import type { ConnectLinkRecord } from './connect-links.js';
 
 /** What a connect page's form, or an OAuth callback, achieved. */
-export type ConnectOutcome =
+type ConnectOutcome =
   /** Connected: the link is used up and the page says this. */
   | { kind: 'done'; message: string }
   /** Off to the provider's consent page (OAuth). */

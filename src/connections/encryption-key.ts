@@ -7,7 +7,7 @@ import { ConfigurationError } from '../shared/errors.js';
 /** HERALD_ENCRYPTION_KEY's bytes: 64 hex characters, or base64 (standard or URL-safe) of 32 bytes. */
 export function parseEncryptionKey(value: string): Buffer {
   const text = value.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32) throw new ConfigurationError('HERALD_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
   return key;
 }

@@ -36,7 +36,7 @@ const IDENTITY_SCOPES = ['openid', 'email'];
 const IDENTITY_SCOPE_NAMES = new Set([...IDENTITY_SCOPES, 'https://www.googleapis.com/auth/userinfo.email']);
 
 /** The scopes a feature (calendar, mail) uses, as opposed to who the account is. */
-export function featureScopes(scopes: string[]): string[] {
+function featureScopes(scopes: string[]): string[] {
   return scopes.filter((scope) => !IDENTITY_SCOPE_NAMES.has(scope));
 }
 

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { clarificationPayloadSchema } from '../questions/pending-question.js';
 
 /** A saved fact about the user, as the orchestrator reads it. */
-export const factSchema = z.object({
+const factSchema = z.object({
   id: z.string(),
   category: z.string(),
   content: z.string(),
 });
 
 /** One message of the conversation window. */
-export const historyMessageSchema = z.object({
+const historyMessageSchema = z.object({
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   createdAt: z.date(),
@@ -23,7 +23,7 @@ export const historyMessageSchema = z.object({
  * A photo or PDF of this turn, ready for the model (src/media downloaded, checked and
  * downscaled it). The bytes live in memory for this turn only.
  */
-export const turnAttachmentSchema = z.object({
+const turnAttachmentSchema = z.object({
   /** "a1", "a2"…: how the planner hands an attachment to a step. */
   id: z.string(),
   kind: z.enum(['photo', 'pdf']),
@@ -35,7 +35,7 @@ export const turnAttachmentSchema = z.object({
 });
 
 /** The user's settings every agent receives (FR-9, CTX-3). */
-export const userContextSchema = z.object({
+const userContextSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
   timezone: z.string(),
@@ -52,7 +52,7 @@ export const userContextSchema = z.object({
 });
 
 /** What the user's message is about, when Herald can tell (src/conversation/conversation-subject.ts). */
-export const subjectSchema = z.discriminatedUnion('kind', [
+const subjectSchema = z.discriminatedUnion('kind', [
   /** A reminder Herald delivered: "move it to 6" means this one. */
   z.object({ kind: z.literal('reminder'), reminderId: z.string(), dueAt: z.date().nullable(), text: z.string(), message: z.string(), sentAt: z.date(), quoted: z.boolean() }),
   /** One of Herald's messages the user quoted (WhatsApp). */
@@ -60,13 +60,15 @@ export const subjectSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** A plan that asked the user a question, resumed with their answer: its finished steps are kept, not run again. */
-export const resumedPlanSchema = clarificationPayloadSchema.extend({ question: z.string() });
+const resumedPlanSchema = clarificationPayloadSchema.extend({ question: z.string() });
 
 /**
  * Everything the orchestrator gets for one turn: assembled from Postgres by the
  * context assembler, independent of HTTP and Twilio.
  */
-export const orchestratorContextSchema = z.object({
+// The schema is the type's source (and its fields' documentation); nothing parses with it.
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+const orchestratorContextSchema = z.object({
   turnId: z.string(),
   user: userContextSchema,
   channel: z.enum(['sms', 'whatsapp', 'rcs']),

@@ -29,7 +29,7 @@ export interface SpoolLimits {
 
 const FORMAT = 'herald-inbound-spool/1';
 /** Where unreadable files go, inside the spool directory (same file system: a rename). */
-export const QUARANTINE_FOLDER = 'quarantine';
+const QUARANTINE_FOLDER = 'quarantine';
 /** A temp file this old was left by a process killed mid-write, which never answered 200 for it. */
 const ABANDONED_TEMP_MS = 60_000;
 
@@ -42,7 +42,7 @@ const recordSchema = z.object({
 
 /** The form fields the normal path reads: the schema's own, and each attachment's URL and type. */
 const WEBHOOK_FIELDS = new Set(Object.keys(inboundMessageSchema.out.shape));
-const MEDIA_FIELD = /^Media(Url|ContentType)\d{1,2}$/;
+const MEDIA_FIELD = /^Media(?:Url|ContentType)\d{1,2}$/;
 
 /**
  * The spool's files: one per message, named `<receive time in ms, 15 digits>-<MessageSid>-<random>.json`

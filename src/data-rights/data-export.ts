@@ -5,12 +5,12 @@ import type { Clock } from '../shared/clock.js';
 import { withoutTrailingSlashes } from '../shared/text-ends.js';
 
 /** The files MY DATA offers to download. */
-export const EXPORT_FILES = {
+const EXPORT_FILES = {
   'notes.json': 'application/json; charset=utf-8',
   'contacts.json': 'application/json; charset=utf-8',
   'contacts.vcf': 'text/vcard; charset=utf-8',
 } as const;
-export type ExportFile = keyof typeof EXPORT_FILES;
+type ExportFile = keyof typeof EXPORT_FILES;
 
 /** A download, or why there is none (the same answer for a wrong, expired or erased link). */
 export type ExportResponse = { status: 200; contentType: string; filename: string; body: string } | { status: 404 };

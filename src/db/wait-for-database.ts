@@ -86,7 +86,7 @@ function describeConnectError(error: unknown): string {
 }
 
 /** host:port of a Postgres URL, for messages: never the user or password. */
-export function describeServer(url: string): string {
+function describeServer(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;

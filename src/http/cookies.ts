@@ -13,7 +13,7 @@ export interface BrowserCookie {
  * cross-site form or fetch), Secure when Herald is served over https.
  */
 export function serializeCookie(cookie: BrowserCookie, secure: boolean): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(cookie.name) || !/^[A-Za-z0-9_-]*$/.test(cookie.value) || !/^\/[A-Za-z0-9_/-]*$/.test(cookie.path)) {
+  if (!/^[\w-]+$/.test(cookie.name) || !/^[\w-]*$/.test(cookie.value) || !/^\/[\w/-]*$/.test(cookie.path)) {
     throw new Error('cookie name, value and path must be plain tokens');
   }
   return [`${cookie.name}=${cookie.value}`, `Path=${cookie.path}`, `Max-Age=${Math.max(0, Math.floor(cookie.maxAgeSeconds))}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');

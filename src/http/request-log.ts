@@ -8,7 +8,7 @@ const OAUTH_QUERY = /^(\/oauth\/[^?#]*)\?.*$/;
 const METRICS_QUERY = /^(\/metrics)\?.*$/;
 
 /** The request path as it may be logged: a page's URL is its key, so its token never is (nor a link's, a feed's, or an OAuth code). */
-export function loggableUrl(url: string): string {
+function loggableUrl(url: string): string {
   return url.replace(PATH_TOKEN, '$1[token]').replace(OAUTH_QUERY, '$1?[redacted]').replace(METRICS_QUERY, '$1?[redacted]');
 }
 

@@ -40,6 +40,6 @@ export class SenderRateLimit {
 }
 
 /** The sender as one key: its E.164 number when it has one, else the raw value trimmed and lower-cased. */
-export function senderKey(from: string): string {
+function senderKey(from: string): string {
   return parseTwilioAddress(from)?.phone ?? from.trim().toLowerCase();
 }

@@ -19,7 +19,9 @@ function unreachable(): Error {
  * Twilio drops what it could not deliver.
  */
 export async function buildStandbyApp(config: Config, spool: InboundSpool, logger: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: logger.child({ component: 'standby' }) as FastifyBaseLogger, bodyLimit: config.http.bodyLimitBytes, return503OnClosing: true });
+  // Typed as Fastify's logger to keep FastifyInstance's default generics (as in src/app.ts).
+  const loggerInstance: FastifyBaseLogger = logger.child({ component: 'standby' });
+  const app = Fastify({ loggerInstance, bodyLimit: config.http.bodyLimitBytes, return503OnClosing: true });
   await app.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => reply.code(503).send({ status: 'starting', database: 'unreachable' }));

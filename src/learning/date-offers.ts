@@ -14,7 +14,7 @@ import type { QuietHours } from '../users/quiet-hours.js';
 import type { LearnedDate } from './learned-facts.js';
 
 /** How long an offer waits for its YES: a day (it comes unasked, so the user may not be looking). */
-export const OFFER_TTL_MS = 24 * 60 * 60 * 1000;
+const OFFER_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The tool YES runs: scheduler-agent's, with the yearly reminder's exact arguments. */
 const CREATE_REMINDER = { agent: 'scheduler-agent', tool: 'create_scheduled_job' } as const;
@@ -23,7 +23,7 @@ const CREATE_REMINDER = { agent: 'scheduler-agent', tool: 'create_scheduled_job'
 export type OfferOutcome = { kind: 'asked'; key: string } | { kind: 'held'; until: Date } | { kind: 'none' };
 
 /** The key a date is offered under, once ever: "birthday:dana". */
-export function offerKey(date: Pick<LearnedDate, 'kind' | 'who'>): string {
+function offerKey(date: Pick<LearnedDate, 'kind' | 'who'>): string {
   return `${date.kind}:${date.who.trim().toLowerCase().replace(/\s+/g, ' ')}`;
 }
 

@@ -10,7 +10,7 @@ export const MAX_FACTS_PER_PASS = 10;
  * categories are kept only when the user asked to remember (checked in code, not trusted to
  * the model); `one_off` is never kept.
  */
-export const proposalCategories = [
+const proposalCategories = [
   'personal',
   'preferences',
   'relationships',
@@ -121,11 +121,11 @@ Call save_learned_facts once.
 ];
 
 /** The words a message uses to ask Herald to remember something (so a special category may be kept). */
-const ASKED_TO_REMEMBER = /\b(remember|don'?t forget|keep in mind|recuerda|recordar|souviens|retiens|merk dir|vergiss nicht|lembr|запомни|не забудь)\b|זכור|תזכור|תזכרי|تذكر|احفظ/iu;
+const ASKED_TO_REMEMBER = /\b(?:remember|don'?t forget|keep in mind|recuerda|recordar|souviens|retiens|merk dir|vergiss nicht|lembr|запомни|не забудь)\b|זכור|תזכור|תזכרי|تذكر|احفظ/iu;
 
 /** The words that keep a message out of learning altogether ("remember nothing about this"). */
 const REMEMBER_NOTHING =
-  /\b(remember nothing|don'?t remember (this|that|it)|do not remember (this|that|it)|don'?t (save|store|learn) (this|that|anything)|off the record|no recuerdes|ne retiens rien|merk dir das nicht|não (se )?lembre|не запоминай)\b|אל תזכור|אל תזכרי|لا تتذكر|لا تحفظ/iu;
+  /\b(?:remember nothing|don'?t remember (?:this|that|it)|do not remember (?:this|that|it)|don'?t (?:save|store|learn) (?:this|that|anything)|off the record|no recuerdes|ne retiens rien|merk dir das nicht|não (?:se )?lembre|не запоминай)\b|אל תזכור|אל תזכרי|لا تتذكر|لا تحفظ/iu;
 
 /** Whether the user asked, in this message, to have something remembered. */
 export function askedToRemember(text: string): boolean {

@@ -2,8 +2,6 @@ import sharp from 'sharp';
 
 /** The longest edge Claude reads an image at without resizing it itself (Anthropic's vision guide). */
 export const IMAGE_MAX_EDGE_PX = 1568;
-/** The API refuses any image over 5 MB (after base64 decoding), whatever its dimensions. */
-export const API_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 /** A photo ready for an image block. */
 export interface PreparedImage {
@@ -22,7 +20,7 @@ export interface ImageProblem {
 }
 
 /** About what the API bills for an image of these dimensions (its documented estimate). */
-export function imageTokens(width: number, height: number): number {
+function imageTokens(width: number, height: number): number {
   return Math.ceil((width * height) / 750);
 }
 

@@ -24,7 +24,7 @@ const ASKS_FOR_TIMEZONE = /\btime ?zone\b|אזור ה?זמן/i;
  * polygons shipped in the package; no service is called). Undefined at sea, where only
  * the nautical Etc/GMT zones apply.
  */
-export function timezoneAt(latitude: number, longitude: number): string | undefined {
+function timezoneAt(latitude: number, longitude: number): string | undefined {
   const zone = find(latitude, longitude)[0];
   return zone && !zone.startsWith('Etc/') ? zone : undefined;
 }

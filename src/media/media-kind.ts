@@ -44,13 +44,13 @@ export async function classifyMedia(bytes: Buffer, declaredType: string): Promis
   const ext = detected.ext === 'opus' ? 'ogg' : detected.ext;
   // Containers shared with video count as audio only when sent as audio (a voice note, a recording).
   const audioLike = mime.startsWith('audio/') || ((ext === 'webm' || ext === 'mp4' || ext === 'm4a' || ext === '3gp' || ext === 'ogg') && declaredAudio);
-  if (audioLike && transcribable[ext]) return { kind: 'audio', mediaType: transcribable[ext]!, extension: ext };
-  if (audioLike && convertible[ext]) return { kind: 'audio-convert', mediaType: convertible[ext]!, extension: ext };
+  if (audioLike && transcribable[ext]) return { kind: 'audio', mediaType: transcribable[ext], extension: ext };
+  if (audioLike && convertible[ext]) return { kind: 'audio-convert', mediaType: convertible[ext], extension: ext };
   return { kind: 'unsupported', mediaType: mime };
 }
 
 /** Whether text bytes start as a vCard does (after a byte-order mark and blank lines): BEGIN:VCARD. */
-export function isVcard(bytes: Buffer): boolean {
+function isVcard(bytes: Buffer): boolean {
   const firstLine = bytes.subarray(0, 200).toString('utf8').split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
   return trimStartOf(firstLine, '\uFEFF').trim().toUpperCase() === 'BEGIN:VCARD';
 }

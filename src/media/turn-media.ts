@@ -73,7 +73,7 @@ export interface PreparedMedia {
   /** Something for the model to read: text, a transcript, an attachment or a pin. */
   readable: boolean;
   /** Deletes the downloaded media from Twilio (after the turn committed); never throws. */
-  release(): Promise<void>;
+  release: () => Promise<void>;
 }
 
 /** The API takes 32 MB per request: what one turn sends in attachments is held well under it. */
@@ -383,7 +383,7 @@ function megabytes(bytes: number): string {
 
 /** `work` over `items`, at most `limit` at once, results in the items' order. */
 async function mapLimited<Item, Result>(items: Item[], limit: number, work: (item: Item, index: number) => Promise<Result>): Promise<Result[]> {
-  const results: Result[] = new Array(items.length);
+  const results = new Array<Result>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {

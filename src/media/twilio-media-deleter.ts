@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.js';
 const MEDIA_PATH = /\/2010-04-01\/Accounts\/(AC[0-9a-fA-F]{32})\/Messages\/((?:MM|SM)[0-9a-zA-Z]{10,64})\/Media\/(ME[0-9a-zA-Z]{10,64})(?:\.json)?$/;
 
 /** The message and media SIDs a Twilio media URL names, when it is one of this account's. */
-export function parseMediaUrl(url: string, accountSid: string): { messageSid: string; mediaSid: string } | undefined {
+function parseMediaUrl(url: string, accountSid: string): { messageSid: string; mediaSid: string } | undefined {
   let path: string;
   try {
     path = new URL(url).pathname;

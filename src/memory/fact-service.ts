@@ -19,7 +19,6 @@ const INSERT_FACT = `INSERT INTO "Fact" (id, "userId", category, subject, conten
 
 /** Fact categories, so memory stays organised and searchable. */
 export const factCategories = ['personal', 'preferences', 'relationships', 'work', 'health', 'routine', 'other'] as const;
-export type FactCategory = (typeof factCategories)[number];
 
 /** What a write actually did: the verifier checks agents' claims against this. */
 export type FactEffect = 'created' | 'updated' | 'unchanged' | 'deleted';

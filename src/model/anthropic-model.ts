@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
 import { ModelError, TimeoutError } from '../shared/errors.js';
 import { messageParams } from './anthropic-request.js';
 import type { ModelClient, ModelRequest, ModelResponse, ResponseBlock, StopReason } from './model-client.js';
@@ -96,26 +97,31 @@ function toStopReason(reason: string | null): StopReason {
   }
 }
 
+/** `instanceof` alone types the class's parameters as `any`; this keeps their declared defaults. */
+function isApiError(error: unknown): error is InstanceType<typeof Anthropic.APIError> {
+  return error instanceof Anthropic.APIError;
+}
+
 /** Maps SDK errors to Herald's errors by blame. */
 function translateError(error: unknown, signal: AbortSignal | undefined): Error {
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new TimeoutError('the model did not answer in time', { cause: error });
   }
   if (error instanceof Anthropic.APIUserAbortError) {
-    const reason = signal?.reason;
+    const reason: unknown = signal?.reason;
     return reason instanceof Error ? reason : new TimeoutError('the model call was cancelled', { cause: error });
   }
   if (error instanceof Anthropic.APIConnectionError) {
     return new ModelError('could not reach the model service', 'unavailable', { cause: error });
   }
-  if (error instanceof Anthropic.APIError) {
+  if (isApiError(error)) {
     const status = error.status;
     if (status === 429) return new ModelError('the model service is rate limiting us', 'rate_limited', { cause: error, status, retryAfterMs: retryAfterMs(error.headers) });
     if (status === 529) return new ModelError('the model service is overloaded', 'overloaded', { cause: error, status });
     if (status !== undefined && status >= 500) return new ModelError(`the model service failed (${status})`, 'unavailable', { cause: error, status });
     // 408 (request timeout) and 409 (conflict) are transient: the SDK itself retries them.
     if (status === 408 || status === 409) return new ModelError(`the model service could not take the request (${status})`, 'unavailable', { cause: error, status });
-    const detail = apiErrorDetail(error);
+    const detail = apiErrorDetail(error.error);
     // The model does not exist or this account cannot use it: another model may answer.
     if (status === 404) return new ModelError(`the model service does not offer this model (404${detail})`, 'model_not_found', { cause: error, status });
     // 400/401/403: our request or our credentials are wrong; retrying will not help.
@@ -149,10 +155,13 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-/** The API's own error type and message (they name fields, never the prompt), shortened. */
-function apiErrorDetail(error: InstanceType<typeof Anthropic.APIError>): string {
-  const body = error.error as { error?: { type?: unknown; message?: unknown } } | undefined;
-  const type = typeof body?.error?.type === 'string' ? body.error.type : undefined;
-  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 200) : undefined;
-  return [type, message].filter(Boolean).length > 0 ? ` ${[type, message].filter(Boolean).join(': ')}` : '';
+/** The error body the API sends: its own type and message (they name fields, never the prompt). */
+const apiErrorBody = z.object({ error: z.object({ type: z.string().optional(), message: z.string().optional() }) });
+
+/** The API's own error type and message, shortened; empty when the body is not the API's. */
+function apiErrorDetail(body: unknown): string {
+  const parsed = apiErrorBody.safeParse(body);
+  if (!parsed.success) return '';
+  const parts = [parsed.data.error.type, parsed.data.error.message?.slice(0, 200)].filter(Boolean);
+  return parts.length > 0 ? ` ${parts.join(': ')}` : '';
 }

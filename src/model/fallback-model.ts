@@ -34,7 +34,7 @@ export class FallbackModel implements ModelClient {
 }
 
 /** Failures another model might not have. */
-export function isUnavailability(error: unknown): boolean {
+function isUnavailability(error: unknown): boolean {
   if (error instanceof TimeoutError) return true;
   return error instanceof ModelError && ['unavailable', 'rate_limited', 'overloaded', 'model_not_found'].includes(error.reason);
 }

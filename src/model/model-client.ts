@@ -17,7 +17,7 @@ export interface SystemBlock {
 }
 
 /** Plain text. */
-export interface TextBlock {
+interface TextBlock {
   type: 'text';
   text: string;
   /**
@@ -29,7 +29,7 @@ export interface TextBlock {
 }
 
 /** A photo the user sent (downscaled by src/media), for the model to look at. */
-export interface ImageBlock {
+interface ImageBlock {
   type: 'image';
   mediaType: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
   /** Base64. */
@@ -37,7 +37,7 @@ export interface ImageBlock {
 }
 
 /** A PDF the user sent, for the model to read. */
-export interface DocumentBlock {
+interface DocumentBlock {
   type: 'document';
   mediaType: 'application/pdf';
   /** Base64. */
@@ -49,7 +49,7 @@ export interface DocumentBlock {
  * The API running one of its own tools (web search, web fetch) inside the response.
  * Opaque to Herald: `raw` is the block exactly as received, handed back unchanged.
  */
-export interface ServerToolUseBlock {
+interface ServerToolUseBlock {
   type: 'server_tool_use';
   id: string;
   name: string;
@@ -58,7 +58,7 @@ export interface ServerToolUseBlock {
 }
 
 /** What a server tool gave the model (search results, a fetched page), kept exactly as received in `raw`. */
-export interface ServerToolResultBlock {
+interface ServerToolResultBlock {
   type: 'server_tool_result';
   /** The API's block type: `web_search_tool_result` or `web_fetch_tool_result`. */
   resultType: string;

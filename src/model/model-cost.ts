@@ -2,7 +2,7 @@ import type { TokenUsage } from './model-client.js';
 import { profileFor, type TokenPrices } from './model-profiles.js';
 
 /** Anthropic's web search: $10 per 1,000 searches, on top of the tokens its results add (web fetch costs tokens only). */
-export const WEB_SEARCH_PRICE_USD = 10 / 1000;
+const WEB_SEARCH_PRICE_USD = 10 / 1000;
 
 /**
  * What one call (or a sum of calls to one model) cost, in USD, from the model's profile.

@@ -11,7 +11,7 @@ export interface RoleModel {
 }
 
 /** The light planner: a cheaper model for everyday messages, and the agents it plans for. */
-export interface LightPlannerRole extends RoleModel {
+interface LightPlannerRole extends RoleModel {
   /**
    * The agents whose requests it plans (MODEL_PLANNER_LIGHT_AGENTS): a message whose wording
    * points to no agent, or more strongly to these than to any other, is its to plan

@@ -12,7 +12,7 @@ const ONE_HOUR = 60 * MINUTE;
  * price (Anthropic's prompt-caching prices): not cached, 1; a 5-minute write, 1.25; a 1-hour
  * write, 2; any read, 0.1. A read refreshes the entry's lifetime.
  */
-export const CACHE_PRICE = { uncached: 1, write5m: 1.25, write1h: 2, read: 0.1 } as const;
+const CACHE_PRICE = { uncached: 1, write5m: 1.25, write1h: 2, read: 0.1 } as const;
 
 /**
  * Chooses, per stable prompt prefix, the cache lifetime that costs least at the pace that

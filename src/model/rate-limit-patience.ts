@@ -1,5 +1,6 @@
 import { ModelError } from '../shared/errors.js';
 import type { ModelClient, ModelRequest, ModelResponse } from './model-client.js';
+import { abortableSleep } from '../shared/abortable-sleep.js';
 
 /** How patiently a rate-limited call waits. */
 export interface RateLimitPatienceOptions {
@@ -59,17 +60,3 @@ export class RateLimitPatience implements ModelClient {
   }
 }
 
-function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

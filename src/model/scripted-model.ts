@@ -1,8 +1,9 @@
 import { ModelError } from '../shared/errors.js';
 import type { ModelClient, ModelRequest, ModelResponse, RedactedThinkingBlock, ResponseBlock, ThinkingBlock, TokenUsage } from './model-client.js';
+import { abortableSleep } from '../shared/abortable-sleep.js';
 
 /** Thinking the scripted model "did" before answering: its text, or exact blocks. */
-export type ScriptedThinking = string | Array<ThinkingBlock | RedactedThinkingBlock>;
+type ScriptedThinking = string | Array<ThinkingBlock | RedactedThinkingBlock>;
 
 /** One scripted answer: a response, a thrown error, or a function of the request. */
 export type ScriptedTurn =
@@ -54,7 +55,7 @@ export class ScriptedModel implements ModelClient {
     }
     if ('error' in turn) throw turn.error;
     if ('delayMs' in turn) {
-      await abortableDelay(turn.delayMs, request.signal);
+      await abortableSleep(turn.delayMs, request.signal);
       return this.play(turn.then, request);
     }
     const content: ResponseBlock[] = [];
@@ -88,17 +89,3 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function abortableDelay(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, milliseconds);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}

@@ -62,19 +62,19 @@ export interface HeraldMetrics {
 }
 
 export type ChannelLabel = 'sms' | 'whatsapp' | 'rcs' | 'unknown';
-export type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'refused';
-export type SpoolEventLabel = 'spooled' | 'replayed' | 'refused_full' | 'write_failed' | 'quarantined';
+type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'refused';
+type SpoolEventLabel = 'spooled' | 'replayed' | 'refused_full' | 'write_failed' | 'quarantined';
 /** replied; apology (a reply that says something failed); refused_budget / refused_access; recovery (handed to another attempt); ignored (opted out, or a silent keyword). */
 export type TurnOutcomeLabel = 'replied' | 'apology' | 'refused_budget' | 'refused_access' | 'recovery' | 'ignored';
 /** expired: failed after Twilio kept failing for the whole retry window (OUTBOX_RETRY_FOR_MS). */
-export type OutboxSendStatus = 'sent' | 'retrying' | 'failed' | 'expired';
+type OutboxSendStatus = 'sent' | 'retrying' | 'failed' | 'expired';
 export type PlannerLabel = 'light' | 'handed_off' | 'planner';
-export type QuestionKindLabel = 'confirmation' | 'choice' | 'clarification';
+type QuestionKindLabel = 'confirmation' | 'choice' | 'clarification';
 /** asked (staged with a reply); answered (YES, a pick, or the answer to a clarification, acted on); failed (acted on, something failed); declined (NO); dropped (the user moved on); expired. */
-export type QuestionOutcomeLabel = 'asked' | 'answered' | 'failed' | 'declined' | 'dropped' | 'expired';
+type QuestionOutcomeLabel = 'asked' | 'answered' | 'failed' | 'declined' | 'dropped' | 'expired';
 
 /** What one model call reports. */
-export interface ModelCallObservation {
+interface ModelCallObservation {
   model: string;
   /** The request's purpose: planner, composer, an agent's name. */
   role: string;
@@ -113,7 +113,7 @@ const MODEL_BUCKETS = [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
 
 /** Label values are clipped and reduced to a safe alphabet: a misconfigured model name cannot blow up a series. */
 function safeLabel(value: string): string {
-  return value.replace(/[^A-Za-z0-9._:/-]/g, '_').slice(0, 64) || 'unknown';
+  return value.replace(/[^\w.:/-]/g, '_').slice(0, 64) || 'unknown';
 }
 
 /** A Prometheus registry with Herald's metrics. */
@@ -291,7 +291,3 @@ export const noopMetrics: HeraldMetrics = {
   },
 };
 
-/** The channel of a Twilio address ("whatsapp:+1…", "rcs:+1…" or "+1…"). */
-export function channelOfAddress(address: string): ChannelLabel {
-  return address.startsWith('whatsapp:') ? 'whatsapp' : address.startsWith('rcs:') ? 'rcs' : address.startsWith('+') ? 'sms' : 'unknown';
-}

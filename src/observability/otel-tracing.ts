@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -70,6 +70,12 @@ function cleanAttributes(attributes: SpanAttributes | undefined): Record<string,
   return clean;
 }
 
+/** Reads the one header a parent context is carried in. */
+const traceparentGetter: TextMapGetter<{ traceparent: string }> = {
+  get: (carrier, key) => (key === 'traceparent' ? carrier.traceparent : undefined),
+  keys: () => ['traceparent'],
+};
+
 /** OpenTelemetry tracing over OTLP/HTTP (JSON), with a batch processor. */
 export function createOtelTracing(settings: TracingSettings, logger: Logger): Tracing {
   installContextManager();
@@ -96,7 +102,7 @@ export function createOtelTracing(settings: TracingSettings, logger: Logger): Tr
   const parentContext = (parent: string | null | undefined): Context => {
     if (parent === undefined) return context.active();
     if (parent === null) return ROOT_CONTEXT;
-    return propagator.extract(ROOT_CONTEXT, { traceparent: parent }, { get: (carrier, key) => carrier[key as 'traceparent'], keys: (carrier) => Object.keys(carrier) });
+    return propagator.extract(ROOT_CONTEXT, { traceparent: parent }, traceparentGetter);
   };
   // W3C traceparent, written directly (it is on the webhook's hot path): version 00, ids, flags.
   const traceparentOf = (span: Span): string | undefined => {

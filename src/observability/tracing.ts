@@ -1,7 +1,7 @@
 import type { Logger } from '../logging/logger.js';
 import type { TraceSpan, Tracing, TracingSettings } from './tracing-types.js';
 
-export type { SpanAttributes, SpanOptions, TraceSpan, Tracing, TracingSettings } from './tracing-types.js';
+export type {    Tracing, TracingSettings } from './tracing-types.js';
 
 const noopSpan: TraceSpan = { setAttributes() {}, fail() {}, traceparent: undefined };
 

@@ -13,7 +13,7 @@ import type { StepRunnerDependencies } from './step-runner.js';
  */
 
 /** The limits the executor enforces (C-2 … C-5), and how many steps may run at once. */
-export interface ExecutionLimits {
+interface ExecutionLimits {
   stepTimeoutMs: number;
   stepMaxRetries: number;
   maxReplans: number;

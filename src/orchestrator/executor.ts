@@ -11,10 +11,10 @@ import { stepReply } from './reply-parts.js';
 import { runStep } from './step-runner.js';
 import { noopTracing } from '../observability/tracing.js';
 
-export type { ExecutionLimits, ExecutionOutcome, ExecutorDependencies } from './executor-types.js';
+export type {  ExecutionOutcome, ExecutorDependencies } from './executor-types.js';
 
 /** Steps one turn runs at once when PLAN_PARALLEL_STEPS is not set. */
-export const DEFAULT_PARALLEL_STEPS = 3;
+const DEFAULT_PARALLEL_STEPS = 3;
 
 /** What the steps that finished since the plan (or its last revision) started call for. */
 interface Wave {

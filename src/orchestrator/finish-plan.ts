@@ -26,7 +26,7 @@ import type { WebSource } from '../model/model-client.js';
 const COMPOSE_TIMEOUT_MS = 15_000;
 
 /** How a finished plan becomes the turn's result (built by `orchestrate`). */
-export type ResultOf<Result> = (
+type ResultOf<Result> = (
   reply: string,
   status: 'succeeded' | 'failed',
   path: 'direct' | 'plan' | 'clarification' | 'fallback',

@@ -5,7 +5,7 @@ import type { AgentOutput } from './plan-schema.js';
 import { transitiveDependencies } from './plan-graph.js';
 
 /** Where a step is (seed 000 "Plan Step States"), plus `skipped` for steps never reached. */
-export type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
 
 /** A step's outcome. */
 export interface StepResult {

@@ -6,7 +6,7 @@ import type { ExecutionPlan } from './plan-state.js';
  * reply is written by a model, which may drop or garble it; the true URL comes from the
  * tool's result, never from the model's words.
  */
-export function toolLinks(plan: ExecutionPlan): string[] {
+function toolLinks(plan: ExecutionPlan): string[] {
   const links: string[] = [];
   for (const step of plan.steps) {
     if (step.status !== 'completed') continue;

@@ -1,4 +1,3 @@
-import type { Channel } from '../generated/prisma/client.js';
 import { CHANNEL_LIMITS } from '../channels/channel-limits.js';
 import { isGsm7, plainSmsPunctuation, smsSegments } from '../channels/sms-encoding.js';
 import { readerLanguage, say } from '../texts/texts.js';
@@ -27,7 +26,7 @@ export function withLateNote(part: NotablePart, language: string | null | undefi
   const note = say(readerLanguage(language), 'replyLateNote');
   if (part.body.startsWith(note) || part.body.startsWith(plainSmsPunctuation(note))) return undefined;
   const text = `${note} ${part.body}`;
-  const limits = CHANNEL_LIMITS[part.channel as Channel];
+  const limits = CHANNEL_LIMITS[part.channel];
   if (!limits.segmented) return [...text].length <= limits.maxBodyChars ? text : undefined;
   // The note's dash is not GSM-7: plain punctuation when the rest is, as the outbox stores SMS.
   const plain = plainSmsPunctuation(text);

@@ -14,15 +14,7 @@ const unreachableCodes = new Map<number, string>([
   [63024, 'invalid WhatsApp message recipient'],
 ]);
 
-/** WhatsApp: the 24-hour customer-service window is closed; only a template may be sent. */
-export const OUTSIDE_WHATSAPP_WINDOW = 63016;
-
 /** True for codes that make a user unreachable on the channel. */
 export function isUnreachableCode(code: number): boolean {
   return unreachableCodes.has(code);
-}
-
-/** A short description of a known code, for logs and records. */
-export function describeTwilioCode(code: number): string | undefined {
-  return unreachableCodes.get(code) ?? (code === OUTSIDE_WHATSAPP_WINDOW ? 'outside the WhatsApp 24-hour window' : undefined);
 }

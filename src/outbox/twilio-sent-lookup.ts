@@ -5,7 +5,7 @@ import type { SentMessageLookup, SentMessageQuery } from './message-transport.js
  * How much earlier than the attempt Twilio's `date_created` may read and still be that
  * attempt's message: Twilio keeps whole seconds, and its clock and ours are not the same one.
  */
-export const LOOKUP_CLOCK_SLACK_MS = 5_000;
+const LOOKUP_CLOCK_SLACK_MS = 5_000;
 /** Messages per page of the list, and the most pages read for one look-up. */
 const PAGE_SIZE = 100;
 const MAX_PAGES = 10;

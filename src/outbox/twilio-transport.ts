@@ -67,7 +67,7 @@ export class TwilioTransport implements MessageTransport {
 }
 
 /** Classifies a failed Twilio call: retry 429, 5xx and network trouble; never a 4xx. */
-export function describeFailure(error: unknown, headers?: Record<string, unknown>): TransportResult {
+function describeFailure(error: unknown, headers?: Record<string, unknown>): TransportResult {
   const details = error as { status?: number; code?: number | string; message?: string };
   const httpStatus = typeof details.status === 'number' ? details.status : undefined;
   const errorCode = details.code !== undefined && !Number.isNaN(Number(details.code)) ? Number(details.code) : undefined;
@@ -115,10 +115,10 @@ export function mayHaveReachedTwilio(error: unknown): boolean {
 
 /** A Retry-After header (seconds, or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
+  const text: unknown = Array.isArray(value) ? value[0] : value;
   if (typeof text !== 'string' && typeof text !== 'number') return undefined;
   const trimmed = String(text).trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   if (!/[a-z]/i.test(trimmed)) return undefined; // an HTTP date names its day and month
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;

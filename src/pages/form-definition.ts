@@ -16,7 +16,7 @@ export interface FormField {
 }
 
 /** What a submission did: saved (with a line to show), or refused with messages per field. */
-export type FormOutcome =
+type FormOutcome =
   | { ok: true; message: string }
   | { ok: false; fieldErrors?: Record<string, string>; formError?: string };
 
@@ -86,7 +86,7 @@ export function submittedValues(form: Pick<FormLayout, 'fields'>, body: Record<s
   const values: Record<string, string> = {};
   for (const field of form.fields) {
     const raw = body[field.name];
-    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const value: unknown = Array.isArray(raw) ? raw[raw.length - 1] : raw;
     values[field.name] = typeof value === 'string' ? value : '';
   }
   return values;
@@ -108,6 +108,6 @@ export function validationMessages(error: z.ZodError, form: Pick<FormLayout, 'fi
 /** A posted field: the last value if repeated, undefined if absent. */
 export function postedField(body: Record<string, unknown>, name: string): string | undefined {
   const raw = body[name];
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const value: unknown = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   return typeof value === 'string' ? value : undefined;
 }

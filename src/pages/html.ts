@@ -21,7 +21,7 @@ const ESCAPABLE = /[&<>"']/g;
 const NEEDS_ESCAPING = /[&<>"']/;
 
 /** Text as HTML: safe in element content and in double- or single-quoted attribute values. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return NEEDS_ESCAPING.test(text) ? text.replace(ESCAPABLE, (character) => ESCAPES[character]!) : text;
 }
 
@@ -38,7 +38,7 @@ function render(value: HtmlValue): string {
 /** The tagged template: `html\`<p>${text}</p>\``; `true`/`false`/`null` render as nothing. */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   let out = strings[0]!;
-  for (let index = 0; index < values.length; index += 1) out += render(values[index]!) + strings[index + 1]!;
+  for (let index = 0; index < values.length; index += 1) out += render(values[index]) + strings[index + 1]!;
   return new SafeHtml(out);
 }
 

@@ -167,4 +167,3 @@ export type AgendaSection = z.infer<typeof storedSections.agenda>;
 export type KeyValueSection = z.infer<typeof storedSections.keyValue>;
 export type LinksSection = z.infer<typeof storedSections.links>;
 export type ChecklistSection = z.infer<typeof storedChecklist>;
-export type FormSection = z.infer<typeof storedForm>;

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 random bytes, base64url: 43 characters, 256 bits, unguessable. */
 const TOKEN_BYTES = 32;
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_SHAPE = /^[\w-]{43}$/;
 
 /** A new random token (for a page's URL, or its CSRF token). */
 export function newToken(): string {

@@ -7,7 +7,7 @@
  */
 
 /** Lower-cased, apostrophes dropped, punctuation and symbols turned to spaces (not "#"), spaces collapsed. */
-export function normalizeAnswer(text: string): string {
+function normalizeAnswer(text: string): string {
   return text
     .toLowerCase()
     .normalize('NFC')
@@ -81,7 +81,7 @@ export type ChoicePick =
   | { kind: 'out_of_range' };
 
 function ordinalOf(word: string): number | undefined {
-  const digits = /^#?(\d{1,3})(?:st|nd|rd|th|º|ª|e|er|ème|\.)?$/u.exec(word);
+  const digits = /^#?(\d{1,3})(?:st|nd|rd|th|[ºªe.]|er|ème)?$/u.exec(word);
   if (digits) return Number(digits[1]);
   const value = ORDINALS[word] ?? ORDINALS[`${word}_`];
   if (value !== undefined) return value;
@@ -108,7 +108,7 @@ export function pickCandidates(text: string, labels: string[]): ChoicePick | und
   }
   const ordinals = words.map(ordinalOf);
   if (ordinals.every((value) => value !== undefined)) {
-    const picked = [...new Set(ordinals as number[])];
+    const picked = [...new Set(ordinals)];
     if (picked.some((value) => value < 1 || value > labels.length)) return { kind: 'out_of_range' };
     return { kind: 'pick', indexes: picked.map((value) => value - 1) };
   }

@@ -14,9 +14,6 @@ export const pendingActionSchema = z.object({
 
 export type PendingAction = z.infer<typeof pendingActionSchema>;
 
-/** The actions of one confirmation, as stored. */
-export const pendingActionsSchema = z.array(pendingActionSchema).min(1);
-
 /** What a turn asks the user to confirm: its actions and the one question covering them. */
 export interface ConfirmationAsk {
   actions: PendingAction[];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pendingActionSchema, type ConfirmationAsk } from './pending-action.js';
 
 /** One candidate of a choice: how the user tells it, and the call's arguments pinned to it. */
-export const choiceCandidateSchema = z.object({
+const choiceCandidateSchema = z.object({
   label: z.string().min(1).max(300),
   input: z.unknown(),
 });
@@ -22,7 +22,7 @@ export const choicePayloadSchema = z.object({
 });
 
 /** One step of the plan a clarification belongs to, as kept while it waits. */
-export const keptStepSchema = z.object({
+const keptStepSchema = z.object({
   id: z.string(),
   agent: z.string(),
   task: z.string(),
@@ -54,7 +54,7 @@ export const clarificationPayloadSchema = z.object({
 });
 
 export type ChoicePayload = z.infer<typeof choicePayloadSchema>;
-export type ConfirmationPayload = z.infer<typeof confirmationPayloadSchema>;
+type ConfirmationPayload = z.infer<typeof confirmationPayloadSchema>;
 export type ClarificationPayload = z.infer<typeof clarificationPayloadSchema>;
 
 /** A question a turn's reply asks, to be kept until answered (or it expires). */

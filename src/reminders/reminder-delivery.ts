@@ -34,7 +34,7 @@ export interface ReminderDeliveryPolicy {
 }
 
 /** Default for {@link ReminderDeliveryPolicy.recheckAfterMs}: the outbox's 60 s claim plus a margin. */
-export const DEFAULT_RECHECK_AFTER_MS = 65_000;
+const DEFAULT_RECHECK_AFTER_MS = 65_000;
 
 /** What happened to one job. */
 export type DeliveryOutcome = { kind: 'stale' } | { kind: 'handled'; status: ReminderDeliveryStatus; duplicate: boolean };

@@ -9,8 +9,8 @@ export type ReminderReply =
   | { kind: 'snooze_out_of_range' };
 
 /** The shortest and longest snooze. */
-export const MIN_SNOOZE_MS = 60_000;
-export const MAX_SNOOZE_MS = 7 * 24 * 60 * 60 * 1000;
+const MIN_SNOOZE_MS = 60_000;
+const MAX_SNOOZE_MS = 7 * 24 * 60 * 60 * 1000;
 
 const DONE = new Set([
   'done', 'did it', 'its done', 'all done', 'finished', 'completed', 'got it done', '✓', '✔', '✔️', '✅', '☑️',
@@ -56,9 +56,11 @@ export function readReminderReply(text: string, now: Date, timezone: string, def
 
   // "snooze", "snooze 5", "snooze -5", "snooze 20 min", "snooze for 1 hour", "in 15 minutes",
   // "remind me in 10 minutes", "עוד 10 דקות", "בעוד שעה", "נודניק 5"
-  const amount = /^(?:snooze(?: for)?|remind me in|in|עוד|בעוד|נודניק)\s*(?:(-?\d{1,7}|an?|one|half an|חצי)\s*)?([\p{L}]+)?$/u.exec(said);
+  // A number may touch its unit ("5min"); a word amount needs a space, so "an" is never split.
+  const amount = /^(?:snooze(?: for)?|remind me in|in|עוד|בעוד|נודניק)\s*(?:(-?\d{1,7})\s*|(an?|one|half an|חצי)(?:\s+|$))?(\p{L}+)?$/u.exec(said);
   if (!amount) return undefined;
-  const [, rawNumber, rawUnit] = amount;
+  const [, digits, words, rawUnit] = amount;
+  const rawNumber = digits ?? words;
   const unit = rawUnit === undefined ? undefined : UNIT_MINUTES[rawUnit];
   if (rawUnit !== undefined && unit === undefined) return undefined;
   const keyword = said.split(' ')[0]!;

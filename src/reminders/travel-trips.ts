@@ -7,7 +7,7 @@ import { formatLocal } from './reminder-schedule.js';
 import type { TravelReturn } from './travel-return.js';
 
 /** The furthest return date a trip may have: a year from today. */
-export const MAX_TRIP_DAYS = 365;
+const MAX_TRIP_DAYS = 365;
 
 /** What the user said about where they are: a zone, a return date ("until Friday"), or that they are back. */
 export interface TripChange {
@@ -123,7 +123,7 @@ export class TravelTrips {
 }
 
 /** A return date Herald accepts: a real date, not before today in the travel zone, at most a year ahead. */
-export function checkReturnOn(returnOn: string, zone: string, now: Date): { ok: true; returnAt: Date } | { ok: false; error: string } {
+function checkReturnOn(returnOn: string, zone: string, now: Date): { ok: true; returnAt: Date } | { ok: false; error: string } {
   const day = DateTime.fromISO(returnOn, { zone });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(returnOn) || !day.isValid) return { ok: false, error: `returnOn "${returnOn}" is not a date (YYYY-MM-DD). Nothing was changed.` };
   const today = DateTime.fromJSDate(now, { zone }).startOf('day');
@@ -138,6 +138,6 @@ export function checkReturnOn(returnOn: string, zone: string, now: Date): { ok: 
 }
 
 /** A trip as tools and MY DATA show it. */
-export function toTripView(trip: Pick<Trip, 'homeTimezone' | 'timezone' | 'returnOn' | 'returnAt'>): TripView {
+function toTripView(trip: Pick<Trip, 'homeTimezone' | 'timezone' | 'returnOn' | 'returnAt'>): TripView {
   return { homeTimezone: trip.homeTimezone, timezone: trip.timezone, returnOn: trip.returnOn, returnsAt: formatLocal(trip.returnAt, trip.timezone) };
 }

@@ -7,10 +7,10 @@ import type { RoutineService } from './routine-service.js';
  * message: a day. A morning brief a day late is worse than none, and the routine's next
  * occurrence (at most daily for most routines) has its own run by then.
  */
-export const HELD_RUN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const HELD_RUN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /** Why a held run was dropped rather than run late. */
-export type HeldRunDropReason = 'superseded' | 'expired' | 'paused';
+type HeldRunDropReason = 'superseded' | 'expired' | 'paused';
 
 /** What one user's message did to their held runs. */
 export interface HeldRunsReleased {

@@ -5,7 +5,7 @@ import { recurrenceSchema, toRrule, type Recurrence } from '../reminders/reminde
 const { RRule } = rrule;
 
 /** Routines run at most once an hour (docs/ARCHITECTURE.md "Defaults"): a brief every 5 minutes is a cost, not a routine. */
-export const ROUTINE_MIN_GAP_MS = 60 * 60 * 1000;
+const ROUTINE_MIN_GAP_MS = 60 * 60 * 1000;
 
 /**
  * How a routine repeats: the reminders' recurrence (daily at, weekdays at, weekly on days

@@ -96,7 +96,7 @@ export class EmbeddingsClient {
       throw new EmbeddingsUnavailable('the embeddings service answered something that is not a list of vectors', { cause: error });
     }
     if (parsed.data.length !== input.length) throw new EmbeddingsUnavailable(`the embeddings service answered ${parsed.data.length} vectors for ${input.length} texts`);
-    const vectors: number[][] = new Array(input.length);
+    const vectors = new Array<number[]>(input.length);
     for (const item of parsed.data) {
       if (item.index >= input.length || vectors[item.index]) throw new EmbeddingsUnavailable('the embeddings service answered vectors out of order');
       const expected = this.dimensions ?? item.embedding.length;

@@ -13,7 +13,7 @@ export type MemoryKind = 'note' | 'fact';
 export type SearchLeg = 'text' | 'trigram' | 'meaning';
 
 /** One result: a note or fact id, its fused score, and the legs that found it. */
-export interface SearchHit {
+interface SearchHit {
   kind: MemoryKind;
   id: string;
   score: number;

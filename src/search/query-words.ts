@@ -7,7 +7,7 @@ const MAX_WORDS = 24;
  * become query syntax. Empty for a phrasing with nothing to search for ("?", "   ").
  */
 export function queryWords(phrasing: string): string[] {
-  const words = phrasing.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+  const words = phrasing.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+(?:['’]\p{L}+)?/gu) ?? [];
   const unique: string[] = [];
   for (const word of words) {
     const plain = word.replace(/['’]/g, '');

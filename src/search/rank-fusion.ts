@@ -1,5 +1,5 @@
 /** Reciprocal rank fusion's constant: the usual 60, so a first place counts, but not overwhelmingly. */
-export const RRF_K = 60;
+const RRF_K = 60;
 
 /** One ranked list from one retrieval (a leg for one phrasing), best first. */
 export type RankedList = ReadonlyArray<string>;

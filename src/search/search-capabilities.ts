@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import { describeError } from '../shared/errors.js';
 
 /** An extension Herald's search uses, and the schema its functions and operators live in. */
-export interface InstalledExtension {
+interface InstalledExtension {
   schema: string;
 }
 

@@ -3,9 +3,9 @@ import type { EmbeddingCostSink, EmbeddingIndexer } from './embedding-indexer.js
 import type { SearchCapabilities } from './search-capabilities.js';
 
 /** Cosine similarity at which two facts say the same thing ("Lives in Tel Aviv", "Home is in Tel Aviv"). */
-export const SAME_MEANING = 0.85;
+const SAME_MEANING = 0.85;
 /** Trigram similarity at which two facts are the same words, near enough ("Is a vegetarian", "Is vegetarian"). */
-export const SAME_WORDS = 0.7;
+const SAME_WORDS = 0.7;
 
 /**
  * Finds the saved fact a new one repeats in other words, so remembering it updates that

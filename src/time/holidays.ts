@@ -133,11 +133,6 @@ function lookup(key: string, source: HolidaySource, year: number, country: strin
   return { date: dates.get(ruleKey), assumed };
 }
 
-/** True when Herald knows the holiday `key` names. */
-export function isKnownHoliday(key: string): boolean {
-  return catalog[key] !== undefined;
-}
-
 /**
  * The first day of holiday `key` in `year`, for a user in `country` (ISO 3166-1 alpha-2,
  * when known): their country's own date where it keeps the holiday (Canada's Thanksgiving,

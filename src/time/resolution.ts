@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon';
 import type { PartOfDay } from './symbols.js';
 
 /** Why a phrase has no single answer. */
-export type TimeErrorReason = 'unread' | 'invalid' | 'conflict' | 'span' | 'empty' | 'too-long' | 'recurring' | 'zone';
+type TimeErrorReason = 'unread' | 'invalid' | 'conflict' | 'span' | 'empty' | 'too-long' | 'recurring' | 'zone';
 
 /** One answer: an exact moment, a whole day, or a span (end exclusive). */
 export type TimeReading =

@@ -25,7 +25,7 @@ const fridayWeekend = new Set(['IL', 'SA', 'AE', 'EG', 'QA', 'KW', 'BH', 'OM', '
 const monthFirst = new Set(['US', 'PH', 'FM', 'MH', 'PW', 'GU', 'PR', 'AS', 'VI', 'MP', 'UM', 'CA']);
 
 /** Herald's calendar rules for a user of `country` writing `language`. */
-export function timeOptionsFor(language: TimeLanguage, country: string | undefined): TimeOptions {
+function timeOptionsFor(language: TimeLanguage, country: string | undefined): TimeOptions {
   const friday = country ? fridayWeekend.has(country) : language === 'he' || language === 'ar';
   let dayFirst: boolean | undefined = true;
   if (language === 'en') dayFirst = country === undefined ? undefined : !monthFirst.has(country);

@@ -14,7 +14,7 @@ export type Token =
 /** Longest phrase read, in characters; the tools accept 200. */
 export const MAX_PHRASE_LENGTH = 300;
 /** Most tokens read from one phrase. */
-export const MAX_TOKENS = 80;
+const MAX_TOKENS = 80;
 
 const apostrophes = new Set(["'", '’', '‘', '׳', '״', '"', '`', '´']);
 const punctuation = new Set([':', '/', '.', '-', ',', '+', '(', ')', '–', '—', '!', '?', ';', '&', '@', '#', '%']);
@@ -37,7 +37,7 @@ function isLetter(char: string): boolean {
  * lower case, and the letter variants that carry no meaning here unified (ё → е, Arabic
  * alef forms → ا, ta marbuta → ه, final alef maqsura → ي).
  */
-export function fold(text: string): string {
+function fold(text: string): string {
   let out = '';
   for (const char of text.normalize('NFKD')) {
     if (/\p{M}/u.test(char)) continue;

@@ -1,4 +1,3 @@
-import type { Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../db/prisma-types.js';
 
 /** A call claimed before it runs: its key and, for the record, who made it. */
@@ -52,7 +51,7 @@ export class PrismaToolCallKeys implements ToolCallKeyStore {
 
   async done(key: string, result: unknown, at: Date): Promise<void> {
     // Wrapped, so that any output (a string, nothing at all) is a JSON object.
-    await this.prisma.toolCallKey.updateMany({ where: { key }, data: { result: { output: result ?? null } as Prisma.InputJsonValue, finishedAt: at } });
+    await this.prisma.toolCallKey.updateMany({ where: { key }, data: { result: { output: result ?? null }, finishedAt: at } });
   }
 
   async release(key: string): Promise<void> {

@@ -4,7 +4,7 @@ import type { ToolContext } from './tool.js';
 /** The most items one bulk change touches; more is refused (narrow it down). */
 export const BULK_MAX_ITEMS = 500;
 /** How many of them the question lists by name; the rest are behind a page link. */
-export const BULK_LISTED_ITEMS = 10;
+const BULK_LISTED_ITEMS = 10;
 
 /** Makes a page listing every item of a bulk change (its link goes in the question); absent: no link. */
 export type BulkPage = (userId: string, timezone: string, title: string, lines: string[]) => Promise<string | undefined>;

@@ -37,7 +37,7 @@ export type ResolvedDateTime =
  */
 export function resolveDateTimeInput(value: string, zone: string): ResolvedDateTime {
   const text = value.trim().replace(' ', 'T');
-  const offsetMatch = /([Zz]|[+-]\d{2}(:?\d{2})?)$/.exec(text.slice(16));
+  const offsetMatch = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.exec(text.slice(16));
   if (!offsetMatch) {
     const local = DateTime.fromISO(text, { zone: 'UTC' });
     if (!local.isValid) return { ok: false, error: `"${value}" is not a valid date and time` };

@@ -19,6 +19,7 @@ export function toolSpecOf(tool: Pick<ToolDefinition, 'name' | 'description' | '
   const shown = tool.modelSchema ?? tool.inputSchema;
   let schema = jsonSchemas.get(shown);
   if (!schema) {
+    // $schema is dropped: the API takes the schema bare.
     const { $schema: _ignored, ...generated } = z.toJSONSchema(shown, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     schema = deepFreeze(generated);
     jsonSchemas.set(shown, schema);

@@ -25,7 +25,7 @@ export interface ToolContext {
 }
 
 /** One paid call a tool made to a service other than the model. */
-export interface ServiceCost {
+interface ServiceCost {
   /** e.g. "embeddings:voyage-3.5-lite". */
   service: string;
   /** Tokens billed. */

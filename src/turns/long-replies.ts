@@ -60,7 +60,7 @@ export class LongReplies {
 function pageTitle(markdown: string): string | undefined {
   const first = markdown
     .split('\n')
-    .map((line) => line.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '').replace(/[*_~`]/g, '').trim())
+    .map((line) => line.replace(/^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '').replace(/[*_~`]/g, '').trim())
     .find((line) => line.length > 0);
   if (!first) return undefined;
   if (/^https?:\/\/\S+$/.test(first)) return undefined;

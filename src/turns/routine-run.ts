@@ -27,7 +27,7 @@ import type { Orchestrate } from './turn-runner-dependencies.js';
 import { modelLineJson } from './turn-outcome.js';
 
 /** The rules a run follows (docs/ARCHITECTURE.md "Defaults"). */
-export interface RoutineRunPolicy {
+interface RoutineRunPolicy {
   /** A run missed by more than this (Herald was down) is skipped and logged, not sent late. */
   maxLatenessMs: number;
   /** Approved WhatsApp template for runs outside the 24-hour window ({{1}} = the message). */
@@ -68,7 +68,7 @@ export type RoutineRunOutcome =
   | { kind: 'finished'; status: RoutineRunStatus };
 
 /** A finished run, for metrics and the benchmark: never its text. */
-export interface RoutineRunEnd {
+interface RoutineRunEnd {
   routineId: string;
   dueAt: Date;
   status: RoutineRunStatus;
@@ -378,7 +378,7 @@ function transient(error: unknown): boolean {
   const name = error instanceof Error ? error.constructor.name : '';
   const message = error instanceof Error ? error.message : String(error);
   return (
-    /^PrismaClient(Known|Unknown)RequestError$|^PrismaClientInitializationError$/.test(name) &&
+    /^PrismaClient(?:Known|Unknown)RequestError$|^PrismaClientInitializationError$/.test(name) &&
     /transaction|timed out|timeout|connection|connect|pool/i.test(message)
   );
 }

@@ -6,7 +6,7 @@ import type { DataRights } from '../data-rights/data-rights.js';
 import type { UserConfig } from '../users/user-service.js';
 
 /** What a command answers, without any model: the reply, and maybe a held action to confirm. */
-export interface CommandOutcome {
+interface CommandOutcome {
   reply: string;
   confirmation?: ConfirmationAsk | undefined;
 }

@@ -90,7 +90,7 @@ export class TurnRunner {
         text,
         keyword,
         command,
-        carriesMedia: Boolean(this.deps.media) && batch.some(TurnMedia.carriesMedia),
+        carriesMedia: Boolean(this.deps.media) && batch.some((message) => TurnMedia.carriesMedia(message)),
         language: readerLanguage(user.language, text),
         logger,
         questions: () => (questions ??= this.deps.questions.latest(userId)),

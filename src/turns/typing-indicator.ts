@@ -31,7 +31,7 @@ export class TypingIndicators {
   /** Starts the indicator for a WhatsApp message; for any other channel, or a message with no sid, does nothing. */
   start(message: Pick<Message, 'id' | 'channel' | 'twilioSid'>, logger: Logger): TypingSession {
     const sid = message.twilioSid;
-    if (message.channel !== 'whatsapp' || !sid || !/^(SM|MM)/.test(sid)) return stopped;
+    if (message.channel !== 'whatsapp' || !sid || !/^(?:SM|MM)/.test(sid)) return stopped;
     let done = false;
     let failed = false;
     let timer: NodeJS.Timeout | undefined;

@@ -82,7 +82,7 @@ export class UserService {
 }
 
 /** A user row as configuration; a user is "new" until they have told Herald their name. */
-export function toUserConfig(user: User & { trip?: { homeTimezone: string; returnOn: string } | null }): UserConfig {
+function toUserConfig(user: User & { trip?: { homeTimezone: string; returnOn: string } | null }): UserConfig {
   return {
     id: user.id,
     phone: user.phone,

@@ -77,7 +77,7 @@ export function loadDatamodel(prismaSchema: string): Datamodel {
 // A database schema, normalised so the two sides compare as plain values
 // ---------------------------------------------------------------------------
 
-export interface ColumnShape {
+interface ColumnShape {
   /** `format_type()` spelling, or `enum:<type name>` (with `[]` for lists) for enum columns. */
   type: string;
   nullable: boolean;
@@ -85,7 +85,7 @@ export interface ColumnShape {
   default: string | null;
 }
 
-export interface IndexShape {
+interface IndexShape {
   table: string;
   kind: 'primary' | 'unique' | 'normal';
   /** Column names in order, with " DESC" for descending keys. */
@@ -93,7 +93,7 @@ export interface IndexShape {
   method: string;
 }
 
-export interface ForeignKeyShape {
+interface ForeignKeyShape {
   table: string;
   columns: string[];
   referencedTable: string;
@@ -345,7 +345,7 @@ export interface Queryable {
 const referentialActionNames: Record<string, string> = { a: 'NoAction', r: 'Restrict', c: 'Cascade', n: 'SetNull', d: 'SetDefault' };
 
 /** Reads tables, columns, enums, indexes and constraints of one schema from pg_catalog. */
-export async function introspectDatabase(database: Queryable, schema = 'public'): Promise<DatabaseShape> {
+async function introspectDatabase(database: Queryable, schema = 'public'): Promise<DatabaseShape> {
   const shape: DatabaseShape = { tables: new Map(), enums: new Map(), indexes: new Map(), foreignKeys: new Map(), otherConstraints: new Map() };
 
   const tables = await database.query<{ table: string }>(
@@ -483,7 +483,7 @@ const describeForeignKey = (key: ForeignKeyShape) =>
   `"${key.table}"(${key.columns.join(', ')}) -> "${key.referencedTable}"(${key.referencedColumns.join(', ')}) ON DELETE ${key.onDelete} ON UPDATE ${key.onUpdate}`;
 
 /** Every difference between what schema.prisma implies and what the database has, one line each. */
-export function compareDatabase(expected: DatabaseShape, actual: DatabaseShape): string[] {
+function compareDatabase(expected: DatabaseShape, actual: DatabaseShape): string[] {
   const drift: string[] = [];
 
   for (const [table, expectedColumns] of expected.tables) {

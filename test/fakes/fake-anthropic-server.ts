@@ -28,7 +28,7 @@ export type ScriptedContentBlock = ContentBlock | { type: string; [field: string
  * block (as current models think adaptively); a text of your own; "redacted" for a
  * redacted block; or false for none. Models before the 5.x generation never think unasked.
  */
-export type ScriptedThinking = string | 'redacted' | false;
+type ScriptedThinking = string | 'redacted' | false;
 
 /** Answer with one text block, stop_reason end_turn. */
 export interface ScriptedTextResponse {
@@ -68,12 +68,12 @@ export interface ScriptedErrorResponse {
 }
 
 /** Never answer: the request stays open until the client gives up or the server closes. */
-export interface ScriptedHangResponse {
+interface ScriptedHangResponse {
   hang: true;
 }
 
 /** Answer `then` after `delayMs`, to give the model a realistic latency in benchmarks. */
-export interface ScriptedDelayedResponse {
+interface ScriptedDelayedResponse {
   delayMs: number;
   then: ScriptedAnthropicResponse;
 }

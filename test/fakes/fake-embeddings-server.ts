@@ -47,7 +47,7 @@ const FUNCTION_WORDS = new Set(['the', 'and', 'for', 'with', 'was', 'that', 'thi
 const stem = (word: string) => word.replace(/(ing|ed|es|s)$/u, '') || word;
 
 /** The fake model's vector: a normalised bag of concepts, each hashed to a few dimensions. */
-export function fakeEmbedding(text: string, dimensions: number): number[] {
+function fakeEmbedding(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (word.length < 3 || FUNCTION_WORDS.has(word)) continue;

@@ -309,7 +309,7 @@ function snippet(tree: MimeNode): string {
  * `after:`/`before:` (epoch seconds or yyyy/mm/dd), `is:unread|read`, `in:<label>`,
  * `rfc822msgid:`, quoted or bare free text, and `-` to negate. Matching is case-insensitive.
  */
-export function parseQuery(q: string): Query {
+function parseQuery(q: string): Query {
   const tests: Query[] = [];
   const pattern = /(-?)(?:([a-z0-9]+):)?("([^"]*)"|[^\s"]+)/gi;
   let found: RegExpExecArray | null;

@@ -119,7 +119,7 @@ function error(response: ServerResponse, status: number, message: string, header
 }
 
 /** What audio the bytes are, by their magic numbers. */
-export function audioFormat(bytes: Buffer): string {
+function audioFormat(bytes: Buffer): string {
   if (bytes.subarray(0, 4).toString('latin1') === 'OggS') return 'ogg';
   if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WAVE') return 'wav';
   if (bytes.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))) return 'webm';

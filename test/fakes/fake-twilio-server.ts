@@ -423,7 +423,7 @@ export class FakeTwilioServer {
 }
 
 /** The longest body Twilio accepts, in characters (a longer one is refused, never split for you). */
-export const TWILIO_BODY_LIMIT = 1600;
+const TWILIO_BODY_LIMIT = 1600;
 
 const e164 = /^\+[1-9]\d{1,14}$/;
 const shortCode = /^\d{3,8}$/;

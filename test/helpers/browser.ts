@@ -9,10 +9,10 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
  * browser). `.ci/run` installs chromium when it is missing; elsewhere install it with
  * `apt-get install chromium` or point HERALD_CHROMIUM at another Chromium binary.
  */
-export const CHROMIUM_PATH = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Where screenshots go for a reviewer to look at (git-ignored). */
-export const ARTIFACTS_DIRECTORY = path.resolve('test-artifacts/browser');
+const ARTIFACTS_DIRECTORY = path.resolve('test-artifacts/browser');
 
 /** The two viewports every page is checked at: a phone and a laptop. */
 export const VIEWPORTS = [

@@ -37,7 +37,7 @@ export async function photo(width: number, height: number, quality = 85): Promis
 }
 
 /** A small PNG with transparency (a screenshot, a sticker). */
-export async function transparentPng(width = 300, height = 200): Promise<Buffer> {
+async function transparentPng(width = 300, height = 200): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: { r: 20, g: 120, b: 200, alpha: 0.5 } } }).png().toBuffer();
 }
 

@@ -43,7 +43,7 @@ export type RequestMatch = (request: RecordedAnthropicRequest) => boolean;
 export const plannerRequest: RequestMatch = (request) => request.toolNames().includes('create_plan') && !request.lastUserText().includes('<replanning>');
 
 /** A replanning round. */
-export const replannerRequest: RequestMatch = (request) => request.toolNames().includes('create_plan') && request.lastUserText().includes('<replanning>');
+const replannerRequest: RequestMatch = (request) => request.toolNames().includes('create_plan') && request.lastUserText().includes('<replanning>');
 
 /** The composer writing the reply. */
 export const composerRequest: RequestMatch = (request) => request.systemText().includes('<composing>');

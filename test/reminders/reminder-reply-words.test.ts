@@ -9,7 +9,7 @@ const inMinutes = (minutes: number) => ({ kind: 'snooze', at: new Date(now.getTi
 describe('readReminderReply', () => {
   it.each([
     ['snooze', 10], ['Snooze!', 10], ['snooze 5', 5], ['snooze 20 min', 20], ['snooze 20min', 20], ['snooze 45 minutes', 45], ['snooze for 10 minutes', 10],
-    ['snooze 1 hour', 60], ['snooze 2 hours', 120], ['later', 10], ['Later.', 10], ['in 15 minutes', 15], ['in an hour', 60], ['remind me in 10 minutes', 10],
+    ['snooze 1 hour', 60], ['snooze 2 hours', 120], ['later', 10], ['Later.', 10], ['in 15 minutes', 15], ['in an hour', 60], ['remind me in 10 minutes', 10], ['snooze half an hour', 30], ['in a minute', 1], ['snooze one hour', 60],
     ['נודניק', 10], ['נודניק 5', 5], ['עוד 10 דקות', 10], ['עוד שעה', 60], ['בעוד 20 דקות', 20], ['más tarde', 10], ['plus tard', 10], ['später', 10],
   ])('"%s" snoozes %i minutes', (text, minutes) => {
     expect(read(text)).toEqual(inMinutes(minutes));

@@ -4,7 +4,7 @@ export interface PeopleFinder {
 }
 
 /** One person a name could mean, with the address a pick would use. */
-export interface PersonMatch {
+interface PersonMatch {
   /** How the user tells them apart: 'Dana Katz (sister) dana@katz.example'. */
   label: string;
   address: string;

@@ -7,17 +7,12 @@ import { toolLanguage } from '../../tools/bulk-change.js';
 import { defineTool, ok, toolError, type ToolDefinition } from '../../tools/tool.js';
 
 /** A note body longer than this is shown as a page (a link), not pasted into a text. */
-export const NOTE_TEXT_LIMIT = 1200;
+const NOTE_TEXT_LIMIT = 1200;
 
 const noteId = z.string().uuid().describe('The note id, from search_memory, list_notes or the task');
 const tags = z.array(z.string().trim().min(1).max(40)).max(NOTE_MAX_TAGS).describe('Short topic words, e.g. ["recipe", "shop"]');
 // The schema lets a too-long body through so the service can refuse it with the limit in words (nothing saved).
 const body = z.string().min(1).max(NOTE_MAX_CHARACTERS * 2);
-
-/** Where a note's full text goes when it is too long for a text message. */
-export interface NotePages {
-  pages: PageService;
-}
 
 /** memory-agent's note tools: save, list, show, edit or append, delete (with the user's YES). */
 export function noteTools(notes: NoteService, pages: PageService | undefined): ToolDefinition[] {
@@ -29,6 +24,8 @@ export function noteTools(notes: NoteService, pages: PageService | undefined): T
       language: /^[a-z]{2}$/.test(note.language) ? note.language : 'en',
       sections: [{ kind: 'text', markdown: note.body }, ...(note.tags.length > 0 ? [{ kind: 'text' as const, heading: 'Tags', markdown: note.tags.join(', ') }] : [])],
     });
+    // The slice is 300 characters, so the quadratic worst case is bounded (45,000 steps).
+    // eslint-disable-next-line regexp/no-super-linear-move
     const preview = `${note.body.slice(0, 300).replace(/\s+\S*$/, '')}…`;
     return page.ok
       ? { id: note.id, title: note.title, tags: note.tags, characters: note.body.length, preview, page: page.value.link, instruction: 'Too long for a text: give the user the page link with one line about the note.' }

@@ -9,7 +9,7 @@ import { defineTool, ok } from '../../tools/tool.js';
 const SNIPPET_CHARACTERS = 400;
 
 /** The part of a long note around the first word of the query it contains, else its start. */
-export function snippetOf(body: string, phrasings: string[]): string {
+function snippetOf(body: string, phrasings: string[]): string {
   if (body.length <= SNIPPET_CHARACTERS) return body;
   const lower = body.toLowerCase();
   const words = phrasings.flatMap((phrasing) => phrasing.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? []);

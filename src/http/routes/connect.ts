@@ -45,7 +45,7 @@ export async function connectRoutes(app: FastifyInstance, options: ConnectRouteO
   );
 
   app.get<{ Params: { file: string } }>('/calendar/:file', async (request, reply) => {
-    const token = /^([A-Za-z0-9_-]{43})\.ics$/.exec(request.params.file)?.[1];
+    const token = /^([\w-]{43})\.ics$/.exec(request.params.file)?.[1];
     const feed = token ? await options.calendarFeed.render(token) : undefined;
     if (feed === undefined) return reply.code(404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('No calendar here.');
     return reply

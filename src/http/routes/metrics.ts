@@ -29,7 +29,7 @@ export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOp
       return reply.code(400).type('text/plain').send('Credentials in the query string are refused; send Authorization: Bearer <token>');
     }
     const header = request.headers.authorization ?? '';
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const match = /^Bearer +(\S+)\s*$/i.exec(header);
     if (!match || !sameSecret(match[1]!, options.token)) {
       request.log.warn({ scheme: header.split(' ')[0]?.slice(0, 10) || undefined }, 'metrics request refused: missing or wrong bearer token');
       return reply.code(401).header('www-authenticate', 'Bearer realm="herald-metrics"').type('text/plain').send('Unauthorized');

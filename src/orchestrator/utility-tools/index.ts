@@ -2,14 +2,14 @@ import { getCurrentTimeTool } from './get-current-time.js';
 import { resolveDateTool } from './resolve-date.js';
 import { resolveTimeRangeTool } from './resolve-time-range.js';
 
-export { getCurrentTimeTool } from './get-current-time.js';
-export { resolveDateTool, type ResolvedDate } from './resolve-date.js';
-export { resolveTimeRangeTool, type ResolvedTimeRange } from './resolve-time-range.js';
+;
+;
+;
 export {
   describeNow,
-  formatIsoWithOffset,
+  
   formatTimeContextLine,
-  type TimeContext,
+  
 } from './time-context.js';
 
 /**

@@ -2,7 +2,7 @@ import { longest, type Parsed, type Symbols } from './cursor.js';
 import { isClockQuantity, parseQuantity, type Quantity } from './quantity.js';
 
 /** Which one of a weekday: Herald's conventions are in src/time/README.md. */
-export type WeekdayQualifier = 'bare' | 'this' | 'next' | 'last' | 'after-next';
+type WeekdayQualifier = 'bare' | 'this' | 'next' | 'last' | 'after-next';
 
 /** A day as written, before it is placed on the calendar (src/time/interpret.ts). */
 export type DaySpec =

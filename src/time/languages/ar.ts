@@ -184,7 +184,7 @@ for (const [month, words] of months) {
   add(`month:${month}`, ...named.flatMap((word) => [`شهر ${word}`, `بشهر ${word}`, `لشهر ${word}`, `في شهر ${word}`]));
   add(`of month:${month}`, ...named.flatMap((word) => [`من شهر ${word}`]), ...words.filter((word) => !word.includes(' ')).map((word) => `ب${word}`));
   // "مارس سنة 2015", "شهر عشرة سنة 2015": "year" after a month leads to its number.
-  add(`month:${month} of`, ...named.flatMap((word) => [`${word} سنة`, `${word} عام`, `شهر ${word} سنة`, `شهر ${word} عام`, `بشهر ${word} سنة`]).filter((key) => !/^(واحد|اثنين|اتنين|اثنان|ثلاثة|ثلاث|تلاتة|أربعة|اربعة|اربع|خمسة|خمس|ستة|ست|سبعة|سبع|ثمانية|تمانية|ثمان|تسعة|تسع|عشرة|عشر) /.test(key)));
+  add(`month:${month} of`, ...named.flatMap((word) => [`${word} سنة`, `${word} عام`, `شهر ${word} سنة`, `شهر ${word} عام`, `بشهر ${word} سنة`]).filter((key) => !/^(?:واحد|اثنين|اتنين|اثنان|ثلاثة|ثلاث|تلاتة|أربعة|اربعة|اربع|خمسة|خمس|ستة|ست|سبعة|سبع|ثمانية|تمانية|ثمان|تسعة|تسع|عشرة|عشر) /.test(key)));
   add(`month:${month}`, ...(monthOrdinals[month] ?? []).map((word) => `الشهر ${word}`));
   // "نص شهر ثلاث", "منتصف آذار": the middle of a month.
   add(`mid month:${month}`, ...[...words, ...(monthNumbers[month] ?? []).filter((word) => word !== 'واحد')].flatMap((word) => [`نص شهر ${word}`, `نصف شهر ${word}`, `منتصف شهر ${word}`]));

@@ -209,7 +209,7 @@ const phrases: Record<string, string> = {
  * month: "el día 15").
  */
 for (const [phrase, symbols] of Object.entries(phrases)) {
-  if (!/(^| )holiday:/.test(symbols)) continue;
+  if (!/(?:^| )holiday:/.test(symbols)) continue;
   phrases[`en ${phrase}`] ??= `on ${symbols}`;
   if (!phrase.startsWith('dia ')) continue;
   phrases[`el ${phrase}`] ??= symbols;

@@ -13,7 +13,7 @@ export type DayAnswer =
 const englishWeekdays = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** "2026-01-30 (Friday)". */
-export function describeDay(day: DateTime): string {
+function describeDay(day: DateTime): string {
   return `${day.toFormat('yyyy-MM-dd')} (${englishWeekdays[day.weekday] ?? ''})`;
 }
 

@@ -12,7 +12,7 @@ export interface SpanAnswer {
 }
 
 /** Hours of the parts of the day (end exclusive; 24 is midnight after). */
-export const partHours: Record<PartOfDay, { from: number; to: number }> = {
+const partHours: Record<PartOfDay, { from: number; to: number }> = {
   morning: { from: 6, to: 12 },
   midday: { from: 12, to: 15 },
   afternoon: { from: 12, to: 18 },

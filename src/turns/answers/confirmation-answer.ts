@@ -1,4 +1,3 @@
-import type { Prisma } from '../../generated/prisma/client.js';
 import type { ActionRunner } from '../../questions/action-runner.js';
 import type { PendingAction } from '../../questions/pending-action.js';
 import { yesOrNo } from '../../questions/answer-words.js';
@@ -64,7 +63,7 @@ async function run(confirmation: LatestQuestion, turn: IncomingTurn, deps: { que
   if (claim === 'taken') return settledElsewhere(confirmation, turn, deps);
   const { actions } = confirmationPayloadSchema.parse(confirmation.payload);
   const outcome = await runActions(actions, turn, deps.runner);
-  await deps.questions.finish(confirmation, outcome.record as Prisma.InputJsonValue, outcome.failures.length === 0);
+  await deps.questions.finish(confirmation, outcome.record, outcome.failures.length === 0);
   turn.logger.info({ questionId: confirmation.id, actions: actions.map((action) => action.tool), failed: outcome.failures.length }, 'confirmed actions ran');
   return withoutModel({
     reply: outcome.lines.join('\n'),
@@ -85,7 +84,7 @@ async function settledElsewhere(confirmation: LatestQuestion, turn: IncomingTurn
 }
 
 /** Runs held actions in order (confirmed): a line each for the reply, and what each gave. */
-export async function runActions(actions: PendingAction[], turn: IncomingTurn, runner: ActionRunner) {
+async function runActions(actions: PendingAction[], turn: IncomingTurn, runner: ActionRunner) {
   const lines: string[] = [];
   const record: Array<{ tool: string; ok: boolean; error?: string }> = [];
   const failures: string[] = [];

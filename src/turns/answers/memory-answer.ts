@@ -6,13 +6,13 @@ import type { TurnAnswer } from './turn-answer.js';
 
 /** "What do you know about me", in each language Herald has texts in. */
 const WHAT_DO_YOU_KNOW =
-  /^(what do you (know|remember) about me|what have you (learned|learnt) about me|qu[ée] sabes (de|sobre) m[ií]|que sais[- ]tu (de|sur) moi|was wei[ßs]t du [üu]ber mich|o que (voc[êe] sabe|sabes) (sobre|de) mim|что ты (знаешь|помнишь) обо мне|מה אתה יודע עלי(י)?|מה את יודעת עלי(י)?|ماذا تعرف عني)$/iu;
+  /^(?:what do you (?:know|remember) about me|what have you (?:learned|learnt) about me|qu[ée] sabes (?:de|sobre) m[ií]|que sais[- ]tu (?:de|sur) moi|was wei[ßs]t du [üu]ber mich|o que (?:voc[êe] sabe|sabes) (?:sobre|de) mim|что ты (?:знаешь|помнишь) обо мне|מה אתה יודע עליי?|מה את יודעת עליי?|ماذا تعرف عني)$/iu;
 /** "Forget that" / "forget what I just said": the fact written last, and nothing learned from what they said so far. */
-const FORGET_THAT = /^(please )?forget (that|what i (just )?said)( please)?$/i;
+const FORGET_THAT = /^(?:please )?forget (?:that|what i (?:just )?said)(?: please)?$/i;
 /** "Forget where I work", "forget my sister's name", "forget that I'm vegetarian". */
-const FORGET_ABOUT = /^(please )?forget (about )?(that )?(.{2,80}?)( please)?$/i;
+const FORGET_ABOUT = /^(?:please )?forget (?:about )?(?:that )?(.{2,80}?)(?: please)?$/i;
 /** Words that say the user means something other than a fact (a reminder, a list…): the planner's. */
-const NOT_A_FACT = /\b(reminders?|lists?|events?|meetings?|notes?|e-?mails?|messages?|routines?|it|everything|all)\b/i;
+const NOT_A_FACT = /\b(?:reminders?|lists?|events?|meetings?|notes?|e-?mails?|messages?|routines?|it|everything|all)\b/i;
 const STOP_WORDS = new Set(['i', 'im', 'my', 'me', 'a', 'an', 'the', 'that', 'is', 'am', 'are', 'was', 'of', 'to', 'at', 'in', 'on', 'for', 'about', 'what', 'who', 'name', 's']);
 /** Phrases that name a category rather than words of the fact. */
 const CATEGORY_PHRASES: Array<[RegExp, string]> = [
@@ -50,7 +50,7 @@ export function memoryAnswer(deps: { facts: FactService; learning: { skipUnread(
         turn.logger.info({ event: 'facts_forgotten', count: 1 }, 'forgot the latest fact without a model');
         return withoutModel({ reply: say(turn.language, 'memoryForgot', { facts: latest.content }) });
       }
-      const about = FORGET_ABOUT.exec(text)?.[4];
+      const about = FORGET_ABOUT.exec(text)?.[1];
       if (!about || NOT_A_FACT.test(about)) return undefined;
       const matching = matchFacts(await deps.facts.list(turn.user.id), about);
       if (matching.length === 0) return undefined;
@@ -62,7 +62,7 @@ export function memoryAnswer(deps: { facts: FactService; learning: { skipUnread(
 }
 
 /** The facts "forget <about>" means: a named category's, else those sharing the most words with it. */
-export function matchFacts(facts: FactView[], about: string): FactView[] {
+function matchFacts(facts: FactView[], about: string): FactView[] {
   for (const [phrase, category] of CATEGORY_PHRASES) {
     if (phrase.test(about)) return facts.filter((fact) => fact.category === category || fact.subject === category);
   }

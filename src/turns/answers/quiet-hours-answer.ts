@@ -13,7 +13,7 @@ const BEFORE = new RegExp(String.raw`^(?:${DONT_TEXT}|no (?:messages|texts)) bef
 /** "Don't text me between 10 pm and 7 am", "quiet hours 23:00-06:30", "quiet hours from 11 pm to 7 am". */
 const BETWEEN = new RegExp(String.raw`^(?:(?:${DONT_TEXT}|no (?:messages|texts)) between|(?:set )?(?:my )?quiet hours(?: (?:to|from|are))?) ${TIME}\s*(?:-|–|to|and|until)\s*${TIME}$`, 'i');
 /** "No quiet hours", "quiet hours off", "you can text me anytime". */
-const OFF = /^(no quiet hours|quiet hours off|turn off quiet hours|you can (text|message) me (at )?any ?time)$/i;
+const OFF = /^(?:no quiet hours|quiet hours off|turn off quiet hours|you can (?:text|message) me (?:at )?any ?time)$/i;
 
 /**
  * Quiet hours set by text, without a model (issue 21 item 8): "don't text me after 10 pm"
@@ -25,7 +25,7 @@ export function quietHoursAnswer(deps: { users: UserService; quietHours: QuietHo
     name: 'quiet_hours',
     async answer(turn) {
       if (turn.carriesMedia) return undefined;
-      const text = turn.text.trim().replace(/(?<![.!])[.!]+$/, '').replace(/\s+/g, ' ').replace(/[’]/g, "'");
+      const text = turn.text.trim().replace(/(?<![.!])[.!]+$/, '').replace(/\s+/g, ' ').replace(/’/g, "'");
       if (OFF.test(text)) {
         await deps.users.setQuietHours(turn.user.id, 'off');
         return withoutModel({ reply: say(turn.language, 'quietOff') });

@@ -16,7 +16,7 @@ const MAX_IMAGES = 100;
 const MAX_PDF_PAGES = 100;
 const RESIZE_EDGE = 1568;
 /** What this fake bills per PDF page (text plus the page's image). */
-export const PDF_PAGE_TOKENS = 2000;
+const PDF_PAGE_TOKENS = 2000;
 
 /** What the media blocks of a request cost, or why the API would refuse them. */
 export interface MediaInspection {

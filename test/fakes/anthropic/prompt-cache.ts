@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { minimumCacheableTokens } from './model-rules.js';
 
 /** How long a cache entry lives after its last use, by the breakpoint's `ttl` (the API's default is 5 minutes). */
-export const CACHE_TTL_MS = { '5m': 5 * 60 * 1000, '1h': 60 * 60 * 1000 } as const;
+const CACHE_TTL_MS = { '5m': 5 * 60 * 1000, '1h': 60 * 60 * 1000 } as const;
 
 type Ttl = keyof typeof CACHE_TTL_MS;
 

@@ -60,7 +60,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(payload);
 }
 
-export function parseBasicAuth(header: string | undefined): { username: string; password: string } | undefined {
+function parseBasicAuth(header: string | undefined): { username: string; password: string } | undefined {
   if (!header?.startsWith('Basic ')) return undefined;
   const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
   const separator = decoded.indexOf(':');
