@@ -6,7 +6,8 @@
  *    `npm prune --omit=dev`) in a temporary directory outside the checkout.
  * 2. Checks dist/'s import graph: every relative import names a .js file that exists, every
  *    package is a runtime dependency that resolves in the pruned node_modules, every module has
- *    its source map, and a thrown error's stack points at the TypeScript source.
+ *    its source map, and a thrown error's stack points at the TypeScript source; a vCard is
+ *    parsed in a parse worker thread started from dist/.
  * 3. Start-up faults: without production settings the server exits 78 listing each missing
  *    variable and printing no secret; with Postgres unreachable it retries, then exits 1.
  * 4. Boots `node dist/server.js` with NODE_ENV=production against a fresh database (migrated
@@ -22,7 +23,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -80,6 +81,21 @@ async function main(): Promise<void> {
     const { modules, problems } = await checkImportGraph(image.root);
     check(modules > 50, `only ${modules} modules in dist/`);
     check(problems.length === 0, problems.map((problem) => `${problem.file}: "${problem.specifier}" ${problem.problem}`).join('\n'));
+  });
+
+  await step('parses a vCard in a worker thread, loading its code from dist/', async () => {
+    // The pool finds its worker and the parser by URL next to itself: in dist/ they are .js files
+    // started without tsx, which only the compiled build exercises.
+    const url = (file: string) => pathToFileURL(path.join(image.root, 'dist', file)).href;
+    const { ParseWorkers } = (await import(url('shared/parse-workers.js'))) as typeof import('../src/shared/parse-workers.js');
+    const workers = new ParseWorkers({ size: 1 });
+    try {
+      const card = 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Dana Katz\r\nTEL:+14155550123\r\nEND:VCARD\r\n';
+      const prepared = await workers.run<{ contacts: Array<{ name: string; phones: string[] }> }>(new URL(url('contacts/contact-import-preparation.js')), 'prepareVcardImport', [[card]]);
+      check(prepared.contacts.length === 1 && prepared.contacts[0]?.name === 'Dana Katz', `unexpected parse: ${JSON.stringify(prepared)}`);
+    } finally {
+      await workers.close();
+    }
   });
 
   await step('stack traces point at the TypeScript source', async () => {
