@@ -39,7 +39,7 @@ export function occurrencesOf(master: ICAL.Component): ICAL.RecurExpansion {
 }
 
 /** Whether ical.js can step through `rule` from `start` without an endless or enormous search. */
-export function canFollow(rule: ICAL.Recur, start: ICAL.Time | null): boolean {
+function canFollow(rule: ICAL.Recur, start: ICAL.Time | null): boolean {
   const contracting = CONTRACTING[rule.freq];
   if (!contracting) return true; // MONTHLY and YEARLY: ical.js gives up on those itself
   const parts = rule.parts as Partial<Record<DayPart, Array<number | string>>>;

@@ -267,6 +267,7 @@ describe('connect forms and the deployment’s own network', () => {
   });
 
   it('Google: a consent URL finished in another browser (no cookie) connects nothing, and that consent cannot be finished later', async () => {
+    const exchangedBefore = google.tokenRequests.filter((request) => request.grantType === 'authorization_code').length;
     const { url } = await harness.herald.calendar.links.issue(userId, 'google-calendar');
     const page = await get(url);
     const started = await post(url, controls(page.body));
@@ -280,7 +281,7 @@ describe('connect forms and the deployment’s own network', () => {
     expect(elsewhere.statusCode).toBe(403);
     expect(elsewhere.body).toContain('Nothing was connected');
     expect(elsewhere.body).toContain('only connected in the browser where its link was opened');
-    expect(google.tokenRequests.filter((request) => request.grantType === 'authorization_code')).toHaveLength(0);
+    expect(google.tokenRequests.filter((request) => request.grantType === 'authorization_code')).toHaveLength(exchangedBefore);
     expect(await connections()).toEqual([]);
     // A wrong cookie is no better, and the first browser cannot finish that consent afterwards either.
     const cookieName = setCookie.split('=')[0]!;
@@ -296,6 +297,51 @@ describe('connect forms and the deployment’s own network', () => {
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain(`It works for the Herald you text from +1 ••• ••• ${phone.slice(-4)}.`);
     expect(String(done.headers['set-cookie'])).toMatch(/Max-Age=0/);
+    expect(await connections()).toHaveLength(1);
+  });
+
+  it('a connect form posted without its CSRF token, or with a near miss of it, is refused and nothing is stored', async () => {
+    const { url } = await harness.herald.calendar.links.issue(userId, 'caldav-calendar');
+    const page = await get(url);
+    const { _csrf: csrf = '', ...rest } = controls(page.body);
+    expect(csrf).toMatch(/^\S{20,}$/);
+    const form = { ...rest, serverUrl: radicale.url, username: 'ana', password: 'right-password' };
+    for (const attempt of [form, { ...form, _csrf: '' }, { ...form, _csrf: `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` }]) {
+      const refused = await post(url, attempt);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.body).toContain('Not accepted');
+      expect(refused.body).toContain('This form could not be accepted. Open the link from Herald’s message again and try once more.');
+    }
+    expect(await connections()).toEqual([]);
+    // The right token still works: the refusals spent nothing.
+    const accepted = await post(url, { ...form, _csrf: csrf });
+    expect(accepted.statusCode).toBe(200);
+    expect(await connections()).toHaveLength(1);
+  });
+
+  it('an OAuth callback whose state is not one string, or names a link that is not an OAuth one, is refused as unknown', async () => {
+    const { url } = await harness.herald.calendar.links.issue(userId, 'google-calendar');
+    const page = await get(url);
+    const started = await post(url, controls(page.body));
+    const browser = new CookieJar().take(started.headers);
+    const approved = await fetch(started.headers.location as string, { redirect: 'manual' });
+    const callback = new URL(approved.headers.get('location')!);
+    const state = callback.searchParams.get('state')!;
+    const exchanges = () => google.tokenRequests.filter((request) => request.grantType === 'authorization_code').length;
+    const exchangedBefore = exchanges();
+    // The state given twice (an array once parsed) is no state.
+    const doubled = new URL(callback);
+    doubled.searchParams.append('state', state);
+    expect((await get(doubled.toString(), browser.header('/oauth/google/callback'))).statusCode).toBe(404);
+    expect(exchanges()).toBe(exchangedBefore);
+    // A CalDAV link's own state (it has none): nothing to complete.
+    const caldavLink = await harness.herald.calendar.links.issue(userId, 'caldav-calendar');
+    const caldavState = new URL(caldavLink.url).pathname.split('/').pop()!;
+    const stray = new URL(callback);
+    stray.searchParams.set('state', caldavState);
+    expect((await get(stray.toString(), browser.header('/oauth/google/callback'))).statusCode).toBe(404);
+    // The consent itself is still good in its own browser.
+    expect((await get(callback.toString(), browser.header('/oauth/google/callback'))).statusCode).toBe(200);
     expect(await connections()).toHaveLength(1);
   });
 

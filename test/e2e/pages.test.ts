@@ -145,7 +145,8 @@ describe('pages at /p/<token>', () => {
     const page = controls((await get(`/p/${token}`)).body);
     const wrong = await post(`/p/${token}`, { _csrf: `${page.csrf.slice(0, -1)}x`, _revision: page.revision, _toggle: page.toggles.milk! });
     expect(wrong.statusCode).toBe(403);
-    expect(wrong.body).toContain('This form could not be accepted.');
+    expect(wrong.body).toContain('Not accepted');
+    expect(wrong.body).toContain('This form could not be accepted. Open the page again from Herald’s message and try once more.');
     expect((await post(`/p/${token}`, { _revision: page.revision, _toggle: page.toggles.milk! })).statusCode).toBe(403);
     // Another page's CSRF token is as wrong as a made-up one.
     const other = await shoppingPage((await createUser(harness, `+1415555${String(5300 + counter)}`)).id);
