@@ -12,7 +12,6 @@ import {
   firstOccurrence,
   formatLocal,
   localToInstant,
-  nextOccurrence,
   nextOccurrenceSkipping,
   nextOccurrenceWithLocal,
   recurrenceSchema,
@@ -169,7 +168,11 @@ export class ReminderService {
         const reminder = await this.lockActive(transaction, id, false);
         if (!reminder?.rrule) return 0;
         const now = this.clock.now();
-        const nextDueAt = nextOccurrence(reminder.rrule, reminder.startLocal, timezone, now) ?? null;
+        // Occurrences already recorded (skipped by the user) are stepped over: in a zone of the
+        // same offset they are the same instants, and a reminder left pointing at a recorded
+        // occurrence would find it handled and never arm the next one.
+        const recorded = await transaction.reminderDelivery.findMany({ where: { reminderId: id, dueAt: { gt: now } }, select: { dueAt: true } });
+        const nextDueAt = nextOccurrenceSkipping(reminder.rrule, reminder.startLocal, timezone, now, new Set(recorded.map((row) => row.dueAt.getTime()))) ?? null;
         await transaction.reminder.update({ where: { id }, data: { timezone, nextDueAt, ...(nextDueAt ? {} : { status: 'completed' as const }), updatedAt: now } });
         // The job for the old instant finds the due time changed and does nothing.
         if (nextDueAt) await this.scheduleOccurrence(transaction, id, nextDueAt);

@@ -204,6 +204,25 @@ describe('ReminderService', () => {
     expect(await reminderJobs(harness.database)).toHaveLength(1);
   });
 
+  it('a repeating reminder that follows the user to a zone of the same offset steps over an occurrence they skipped, and keeps going', async () => {
+    const created = await reminders().create(userId, zone, { text: 'Team sync', at: '2026-03-03T09:00', recurrence: { frequency: 'weekly' } });
+    if (!created.ok) throw new Error(created.error);
+    const first = new Date('2026-03-03T14:00:00Z');
+    const second = new Date('2026-03-10T13:00:00Z'); // after the DST change (EDT)
+    // The user skips the first occurrence ("not this Tuesday"): the reminder moves on to the second.
+    await reminders().skipOccurrence(userId, created.value.id, first);
+    expect((await rows())[0]!.nextDueAt).toEqual(second);
+    // Travel to Toronto, the same clock as New York: the next occurrence is recomputed in the new
+    // zone and lands on the skipped instant unless recorded occurrences are stepped over.
+    expect(await reminders().moveRecurringTo(userId, 'America/Toronto')).toBe(1);
+    const moved = (await rows())[0]!;
+    expect(moved).toMatchObject({ timezone: 'America/Toronto', status: 'active', nextDueAt: second });
+    expect((await occurrenceJobs(harness.database, created.value.id)).map((job) => job.data.dueAt)).toContain(second.toISOString());
+    // That occurrence fires, and the series goes on to the week after.
+    expect(await fire(created.value.id, second)).toMatchObject({ kind: 'handled', status: 'sent' });
+    expect((await rows())[0]!.nextDueAt).toEqual(new Date('2026-03-17T13:00:00Z'));
+  });
+
   it('cancels by description; the cancelled reminder\'s job does nothing', async () => {
     await reminders().create(userId, zone, { text: 'Dentist appointment', at: '2026-03-05T10:00' });
     await reminders().create(userId, zone, { text: 'Call mom', at: '2026-03-05T18:00' });
