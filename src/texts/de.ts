@@ -4,7 +4,7 @@ import type { TextTable } from './en.js';
 export const de: TextTable = {
   apology: 'Sorry, das hat gerade nicht geklappt. Deine Nachricht ist gespeichert; versuch es in einer Minute noch einmal.',
   timeout: 'Sorry, das hat zu lange gedauert und ich musste abbrechen. Versuch es noch einmal, vielleicht in kleineren Schritten.',
-  noModel: 'Herald ist noch nicht mit seinem KI-Modell verbunden (ANTHROPIC_API_KEY fehlt), deshalb kann ich nicht richtig antworten. Deine Nachricht ist gespeichert.',
+  noModel: 'Herald ist noch nicht mit seinem KI-Modell verbunden (ANTHROPIC_API_KEY fehlt), deshalb kann ich darauf nicht antworten. Deine Nachricht ist gespeichert. Auch ohne Modell funktionieren HELP, MY DATA, DELETE MY DATA, STOP und START.',
   mediaOnly: 'Ich kann bisher nur Text lesen und konnte daher nicht sehen, was du geschickt hast. Kannst du es in Worten beschreiben?',
   empty: 'Deine Nachricht kam leer bei mir an (oder als etwas, das ich noch nicht lesen kann, etwa ein Standort oder ein Kontakt). Was kann ich für dich tun?',
   progress: 'Bin dran – es dauert etwas länger als sonst. Ich melde mich, sobald es fertig ist.',

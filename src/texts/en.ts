@@ -8,7 +8,7 @@ export const en = {
   // When the model fails, or none is configured.
   apology: "Sorry, I couldn't get to that just now. Your message is saved; please try again in a minute.",
   timeout: 'Sorry, that took me too long and I had to stop. Please try again, maybe in smaller pieces.',
-  noModel: "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer properly. Your message is saved.",
+  noModel: "Herald isn't connected to its AI model yet (no ANTHROPIC_API_KEY is set), so I can't answer that. Your message is saved. Without it, HELP, MY DATA, DELETE MY DATA, STOP and START still work.",
   mediaOnly: "I can only read text for now, so I couldn't see what you sent. Could you describe it in words?",
   empty: "Your message reached me empty (or as something I can't read yet, like a location or a contact). What can I do for you?",
   progress: "On it — this is taking a little longer than usual. I'll text you as soon as it's done.",

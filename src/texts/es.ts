@@ -4,7 +4,7 @@ import type { TextTable } from './en.js';
 export const es: TextTable = {
   apology: 'Perdona, ahora mismo no he podido con eso. Tu mensaje está guardado; vuelve a intentarlo en un minuto.',
   timeout: 'Perdona, me estaba llevando demasiado tiempo y tuve que parar. Inténtalo de nuevo, quizá por partes.',
-  noModel: 'Herald todavía no está conectado a su modelo de IA (falta ANTHROPIC_API_KEY), así que no puedo responder bien. Tu mensaje está guardado.',
+  noModel: 'Herald todavía no está conectado a su modelo de IA (falta ANTHROPIC_API_KEY), así que no puedo responder a eso. Tu mensaje está guardado. Sin él siguen funcionando HELP, MY DATA, DELETE MY DATA, STOP y START.',
   mediaOnly: 'Por ahora solo leo texto, así que no he podido ver lo que enviaste. ¿Me lo describes con palabras?',
   empty: 'Tu mensaje me llegó vacío (o como algo que aún no sé leer, como una ubicación o un contacto). ¿En qué te ayudo?',
   progress: 'Estoy en ello; está tardando un poco más de lo normal. Te escribo en cuanto termine.',

@@ -4,7 +4,7 @@ import type { TextTable } from './en.js';
 export const fr: TextTable = {
   apology: "Désolé, je n'ai pas pu m'en occuper tout de suite. Votre message est enregistré ; réessayez dans une minute.",
   timeout: "Désolé, cela me prenait trop de temps et j'ai dû m'arrêter. Réessayez, peut-être en plusieurs fois.",
-  noModel: "Herald n'est pas encore relié à son modèle d'IA (ANTHROPIC_API_KEY n'est pas défini), je ne peux donc pas vraiment répondre. Votre message est enregistré.",
+  noModel: "Herald n'est pas encore relié à son modèle d'IA (ANTHROPIC_API_KEY n'est pas défini), je ne peux donc pas répondre à cela. Votre message est enregistré. Sans lui, HELP, MY DATA, DELETE MY DATA, STOP et START fonctionnent toujours.",
   mediaOnly: "Pour l'instant je ne lis que du texte, je n'ai donc pas pu voir ce que vous avez envoyé. Pouvez-vous le décrire avec des mots ?",
   empty: "Votre message m'est arrivé vide (ou sous une forme que je ne sais pas encore lire, comme une position ou un contact). Que puis-je faire pour vous ?",
   progress: "Je m'en occupe : c'est un peu plus long que d'habitude. Je vous écris dès que c'est fait.",

@@ -4,7 +4,7 @@ import type { TextTable } from './en.js';
 export const pt: TextTable = {
   apology: 'Desculpe, não consegui cuidar disso agora. Sua mensagem está salva; tente de novo daqui a um minuto.',
   timeout: 'Desculpe, isso estava demorando demais e tive que parar. Tente de novo, talvez em partes menores.',
-  noModel: 'O Herald ainda não está conectado ao seu modelo de IA (falta a ANTHROPIC_API_KEY), então não consigo responder direito. Sua mensagem está salva.',
+  noModel: 'O Herald ainda não está conectado ao seu modelo de IA (falta a ANTHROPIC_API_KEY), então não consigo responder a isso. Sua mensagem está salva. Mesmo sem ele, HELP, MY DATA, DELETE MY DATA, STOP e START funcionam.',
   mediaOnly: 'Por enquanto só consigo ler texto, então não vi o que você mandou. Pode descrever em palavras?',
   empty: 'Sua mensagem chegou vazia (ou como algo que ainda não sei ler, como uma localização ou um contato). Em que posso ajudar?',
   progress: 'Já estou cuidando disso; está demorando um pouco mais que o normal. Aviso assim que terminar.',

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fallbackReply } from '../../src/texts/fallback-replies.js';
+import { keywordReply } from '../../src/turns/keyword-replies.js';
 import { registerWait } from '../fakes/fake-failures.js';
 import { HERALD_SMS_NUMBER, HeraldHarness, inboundForm } from '../helpers/herald-harness.js';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.js';
@@ -133,6 +134,30 @@ describe('local mode: no Twilio credentials and no model key', () => {
     expect(turn).toMatchObject({ status: 'failed', errorKind: 'configuration' });
     expect(harness.anthropic.requests).toHaveLength(0);
     expect(harness.twilio.requests).toHaveLength(0);
+  });
+});
+
+describe('local mode without a model key: what needs no model still works', () => {
+  let harness: HeraldHarness;
+
+  beforeAll(async () => {
+    harness = await HeraldHarness.start({ env: { TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', ANTHROPIC_API_KEY: '' } });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('says what still works without a key, and those words do work: HELP and MY DATA answered, no model called', async () => {
+    for (const words of ['HELP', 'MY DATA', 'DELETE MY DATA', 'STOP', 'START']) expect(NO_MODEL_REPLY).toContain(words);
+    const phone = '+14155550173';
+    expect((await unsignedInbound(harness, phone, 'HELP')).statusCode).toBe(200);
+    expect((await unsignedInbound(harness, phone, 'MY DATA')).statusCode).toBe(200);
+    await harness.idle(phone);
+    const user = await harness.database.prisma.user.findUniqueOrThrow({ where: { phone } });
+    const sent = await harness.database.prisma.outboundMessage.findMany({ where: { userId: user.id }, orderBy: { createdAt: 'asc' } });
+    expect(sent.map((message) => message.body)).toEqual([keywordReply('help', null), expect.stringContaining('/p/')]);
+    expect(sent.map((message) => message.body)).not.toContain(NO_MODEL_REPLY);
+    expect(harness.anthropic.requests).toHaveLength(0);
   });
 });
 
