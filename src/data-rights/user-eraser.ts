@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../db/prisma-types.js';
 import type { Logger } from '../logging/logger.js';
 import { REMINDER_QUEUE } from '../reminders/reminder-queue.js';
@@ -53,7 +54,7 @@ export class UserEraser {
   async erase(userId: string): Promise<boolean> {
     // Read before the erase: the credentials that name the grants are erased with the user.
     const revocations = await Promise.all((this.options.grants ?? []).map((holder) => holder.revocationFor(userId)));
-    const sleep = this.options.sleep ?? ((milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds)));
+    const wait = this.options.sleep ?? ((milliseconds: number) => sleep(milliseconds));
     for (let attempt = 1; ; attempt += 1) {
       try {
         const erased = await this.prisma.$transaction((transaction) => this.eraseOnce(transaction as unknown as PrismaClient, userId), { timeout: 30_000 });
@@ -63,7 +64,7 @@ export class UserEraser {
       } catch (error) {
         if (!(error instanceof SendInFlight)) throw error;
         this.logger.debug({ userId, attempt }, 'a message to the user is being sent; erasing once it is out');
-        await sleep(IN_FLIGHT_RETRY_MS);
+        await wait(IN_FLIGHT_RETRY_MS);
       }
     }
   }

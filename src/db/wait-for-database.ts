@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import { HeraldError } from '../shared/errors.js';
@@ -31,7 +32,7 @@ export class DatabaseUnavailableError extends HeraldError {
  * limit it throws DatabaseUnavailableError naming the server and the last error.
  */
 export async function waitForDatabase(url: string, logger: Logger, options: DatabaseWaitOptions): Promise<void> {
-  const sleep = options.sleep ?? ((milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds)));
+  const wait = options.sleep ?? ((milliseconds: number) => sleep(milliseconds));
   const now = options.now ?? Date.now;
   const maxDelayMs = options.maxDelayMs ?? 5_000;
   const server = describeServer(url);
@@ -51,7 +52,7 @@ export async function waitForDatabase(url: string, logger: Logger, options: Data
       );
     }
     logger.warn({ server, attempt, error: failure, retryInMs: Math.min(delayMs, left) }, 'database not reachable yet; retrying');
-    await sleep(Math.min(delayMs, left));
+    await wait(Math.min(delayMs, left));
     delayMs = Math.min(delayMs * 2, maxDelayMs);
   }
 }

@@ -1,24 +1,11 @@
+import type { ImportReport } from '../contacts/contact-service.js';
 import { ParseBudgetError } from '../shared/parse-workers.js';
 import { mediaReply } from '../texts/media-replies.js';
-
-/** What importing a contact card did (src/contacts ContactService's ImportReport). */
-interface ContactCardReport {
-  created: number;
-  updated: number;
-  merged: number;
-  skipped: number;
-  refused: number;
-  unread: number;
-  /** The first unreadable lines, each "line N: …". */
-  problems: string[];
-  /** The first values or cards cut or refused, "line N: …" where a line is known. */
-  refusals: string[];
-}
 
 /** Imports a contact card's contacts for a user (src/contacts ContactService.importVcards, as a vCard). */
 export interface ContactCards {
   /** Rejects with a ParseBudgetError when the card took longer than its parse budget (nothing saved). */
-  import(userId: string, text: string): Promise<ContactCardReport>;
+  import(userId: string, text: string): Promise<ImportReport>;
   /** The most contacts a user may have (CONTACTS_MAX_PER_USER), for the reply when some were left out. */
   maxPerUser: number;
 }
@@ -47,7 +34,7 @@ export async function importContactCard(
   reader: { stored: string | null; typed: string; what: string; attachment: number },
 ): Promise<ContactCardOutcome> {
   const say = (kind: Parameters<typeof mediaReply>[0], values: Record<string, string | number>) => mediaReply(kind, reader.stored, values, reader.typed);
-  let report: ContactCardReport;
+  let report: ImportReport;
   try {
     report = await cards.import(userId, bytes.toString('utf8'));
   } catch (error) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel, OutboundKind } from '../generated/prisma/client.js';
 import type { PrismaExecutor } from '../db/prisma-types.js';
 import { preparedName, sqlTimestamp, uuidv7 } from '../shared/sql.js';
@@ -30,7 +31,7 @@ export class OutboxService {
 
   constructor(private readonly deps: OutboxDependencies) {
     this.dispatchClaimMs = deps.dispatchClaimMs ?? 60_000;
-    this.sleep = deps.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    this.sleep = deps.sleep ?? ((milliseconds) => sleep(milliseconds));
     this.parts = new PartDelivery(deps);
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel } from '../generated/prisma/client.js';
 import type { Logger } from '../logging/logger.js';
 import { preparedName, sqlTimestamp } from '../shared/sql.js';
@@ -47,7 +48,7 @@ export class PartDelivery {
     this.inlineWaitLimitMs = deps.inlineWaitLimitMs ?? 2_000;
     this.inlineAttempts = deps.inlineAttempts ?? DEFAULT_INLINE_ATTEMPTS;
     this.dispatchClaimMs = deps.dispatchClaimMs ?? 60_000;
-    this.sleep = deps.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    this.sleep = deps.sleep ?? ((milliseconds) => sleep(milliseconds));
   }
 
   /**

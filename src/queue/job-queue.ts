@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
@@ -100,7 +101,7 @@ export class JobQueue {
         // 40P01 deadlock, 40001 serialization, 42P06/42710/23505 "already exists" from a racing creator.
         if (attempt >= 5 || !['40P01', '40001', '42P06', '42710', '23505'].includes(code ?? '')) throw error;
         this.logger.warn({ attempt, code }, 'the job queue could not start (another instance was creating it); trying again');
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        await sleep(200 * attempt);
       }
     }
   }
@@ -254,7 +255,7 @@ export class JobQueue {
     // pool, or they reject on a closed pool and take the process down mid-shutdown.
     const deadline = Date.now() + 5_000;
     while (this.pool.totalCount > this.pool.idleCount && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
   }
 }
